@@ -1,0 +1,44 @@
+# The two commands a newcomer needs are `make book` and `make test`; both set up
+# .venv from requirements.txt first. Everything else is for maintainers.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: setup book test lib check-lib outputs lint pytest clean
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+## make book: build the rendered book into _build/html
+book: setup
+	$(PY) -m booktools.build
+
+## make test: every check CI runs
+test: setup check-lib lint pytest
+
+## make lib: regenerate d2l_lib/torch.py from the notebooks' #@save cells
+lib: setup
+	$(PY) -m booktools.extract
+
+check-lib: setup
+	$(PY) -m booktools.extract --check
+
+## make outputs: re-execute every notebook headlessly and store its outputs
+outputs: setup lib
+	PYTHONHASHSEED=0 $(PY) -m booktools.execute
+
+lint: setup
+	$(PY) -m ruff check .
+
+pytest: setup
+	PYTHONHASHSEED=0 $(PY) -m pytest --nbval
+
+clean:
+	rm -rf _build .pytest_cache .ruff_cache

@@ -1,0 +1,9 @@
+"""Tooling that generates and checks the book.
+
+Each module is one job, run as ``python -m booktools.<module>`` by the Makefile:
+
+- ``book``: where the book's notebooks are and in which order (from ``_toc.yml``).
+- ``extract``: ``make lib`` / ``make check-lib``, the ``#@save`` cells to ``d2l_lib/torch.py``.
+- ``execute``: ``make outputs``, headless re-execution that stores the outputs.
+- ``nbval_figures``: a pytest plugin that makes nbval compare figures too.
+"""
