@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup book test lib check-lib outputs lint pytest clean
+.PHONY: setup book test lib check-lib check-translations outputs lint pytest bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,14 @@ check-lib: setup
 ## make outputs: re-execute every notebook headlessly and store its outputs
 outputs: setup lib
 	PYTHONHASHSEED=0 $(PY) -m booktools.execute
+
+## make check-translations: the Indonesian and Korean editions match English
+check-translations: setup
+	$(PY) -m booktools.translations
+
+## make bench: speed of d2l_lib against named baselines (prints a table)
+bench: setup
+	$(PY) benchmarks/attention.py
 
 lint: setup
 	$(PY) -m ruff check .

@@ -71,7 +71,7 @@ def pytest_configure(config) -> None:
         same = original(self, test, ref, skip_compare)
         if not same:
             return False
-        problems = compare_pngs(_pngs(ref), _pngs(test), self.name)
+        problems = compare_pngs(_pngs(ref), _pngs(test), f"{Path(self.fspath).stem}-{self.name}")
         if problems:
             self.comparison_traceback.extend(problems)
             return False
