@@ -35,6 +35,7 @@ def execute(path: Path) -> None:
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
+        coalesce_streams=True,  # one stream output per cell, however the kernel chunked it
         allow_errors=False,
     )
     client.execute()
