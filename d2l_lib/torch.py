@@ -220,3 +220,111 @@ class AdditiveAttention(nn.Module):
         scores = self.w_v(features).squeeze(-1)
         self.attention_weights = masked_softmax(scores, valid_lens)
         return torch.bmm(self.dropout(self.attention_weights), values)
+
+
+# ---- from chapters/en/attention-scoring-functions.ipynb, cell 33 (id mask-from-valid-lens)
+# ---- section: Going Further
+def mask_from_valid_lens(valid_lens: torch.Tensor, num_queries: int, num_keys: int) -> torch.Tensor:
+    """Boolean attention mask that is True where a key lies within the valid length.
+
+    Args:
+        valid_lens: whole, non-negative lengths of shape (batch size,) or
+            (batch size, num_queries), as an integer or float tensor.
+        num_queries: the number of queries per example.
+        num_keys: the number of keys per example.
+
+    Returns:
+        A bool tensor of shape (batch size, num_queries, num_keys) on the device of
+        ``valid_lens``, usable as ``attn_mask`` of ``scaled_dot_product_attention``.
+    """
+    lens = torch.as_tensor(valid_lens)
+    if lens.dtype == torch.bool or lens.is_complex():
+        raise TypeError(f'valid_lens must hold integer lengths, got dtype {lens.dtype}')
+    if lens.dim() not in (1, 2) or (lens.dim() == 2 and lens.shape[1] != num_queries):
+        raise ValueError(f'valid_lens must have shape (batch size,) or (batch size, {num_queries}), '
+                         f'got shape {tuple(lens.shape)}')
+    if lens.is_floating_point() and not torch.equal(lens, lens.floor()):
+        raise ValueError(f'valid_lens must hold whole numbers, got {lens.tolist()}')
+    if (lens < 0).any():
+        raise ValueError(f'valid_lens must not be negative, got {lens.tolist()}')
+    lens = lens.reshape(lens.shape[0], -1).expand(-1, num_queries)  # (batch size, num_queries)
+    return torch.arange(num_keys, device=lens.device) < lens.unsqueeze(-1)
+
+
+# ---- from chapters/en/attention-scoring-functions.ipynb, cell 42 (id solution-1-code)
+# ---- section: Exercises
+class DistanceAttention(DotProductAttention):
+    """Distance-based (Gaussian kernel) attention: scores ``-||q - k||^2 / (2 sqrt(d))``.
+
+    Computed as ``(q^T k - ||k||^2 / 2) / sqrt(d)``: the ``||q||^2`` term is the same
+    for every key and cancels in the softmax, so only the keys' squared norms are
+    needed. Arguments, shapes and ``attention_weights`` are as for ``DotProductAttention``.
+    """
+
+    def forward(self, queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+        _check_attention_inputs(queries, keys, values, same_length=True)
+        d = queries.shape[-1]
+        # One squared norm per key, shaped (batch, 1, pairs) to broadcast over the queries.
+        half_sq_norms = 0.5 * (keys * keys).sum(dim=-1).unsqueeze(1)
+        scores = (torch.bmm(queries, keys.transpose(1, 2)) - half_sq_norms) / math.sqrt(d)
+        self.attention_weights = masked_softmax(scores, valid_lens)
+        return torch.bmm(self.dropout(self.attention_weights), values)
+
+
+# ---- from chapters/en/attention-scoring-functions.ipynb, cell 47 (id solution-2-code)
+# ---- section: Exercises
+class BilinearAttention(DotProductAttention):
+    """Bilinear attention: scores ``q^T M k / sqrt(query_size)``, for queries and keys of different lengths.
+
+    ``M`` (query_size x key_size) is the weight of the bias-free linear layer ``self.M``,
+    which maps each key into the query space; dot product attention does the rest.
+    Shapes are as for ``DotProductAttention``, except that the queries have length
+    ``query_size`` and the keys length ``key_size``.
+    """
+
+    def __init__(self, query_size: int, key_size: int, dropout: float, **kwargs):
+        super().__init__(dropout, **kwargs)
+        self.query_size, self.key_size = query_size, key_size
+        self.M = nn.Linear(key_size, query_size, bias=False)
+
+    def forward(self, queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+        _check_attention_inputs(queries, keys, values, same_length=False)
+        if queries.shape[-1] != self.query_size or keys.shape[-1] != self.key_size:
+            raise ValueError(f'expected queries of length {self.query_size} and keys of length '
+                             f'{self.key_size}, got queries {tuple(queries.shape)}, keys {tuple(keys.shape)}')
+        return super().forward(queries, self.M(keys), values, valid_lens)
+
+
+# ---- from chapters/en/attention-scoring-functions.ipynb, cell 53 (id solution-3-code)
+# ---- section: Exercises
+def attention_cost(n: int, m: int, d: int, v: int, batch_size: int = 1,
+                   bytes_per_number: int = 4) -> dict[str, int]:
+    """FLOPs and memory traffic of scaled dot product attention, softmax(Q K^T / sqrt(d)) V.
+
+    Args:
+        n: number of queries per example.
+        m: number of key-value pairs per example.
+        d: length of the queries and keys.
+        v: length of the values.
+        batch_size: number of examples.
+        bytes_per_number: 4 for float32, 2 for float16 or bfloat16.
+
+    Returns:
+        ``flops``: ``2nm(d + v) + 6nm`` per example (a multiply-add counts as two);
+        ``bytes``: bytes moved by an unfused implementation, which writes the n x m
+        scores and weights to memory and reads them back:
+        ``nd + md + 4nm + mv + nv`` numbers per example;
+        ``bytes_fused``: bytes moved by a fused kernel, ``nd + md + mv + nv`` numbers.
+    """
+    sizes = {'n': n, 'm': m, 'd': d, 'v': v, 'batch_size': batch_size, 'bytes_per_number': bytes_per_number}
+    for name, size in sizes.items():
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise TypeError(f'{name} must be an int, got {type(size).__name__}')
+        if size < 1:
+            raise ValueError(f'{name} must be at least 1, got {size}')
+    io = n * d + m * d + m * v + n * v  # read Q, K, V; write the output
+    return {'flops': batch_size * (2 * n * m * (d + v) + 6 * n * m),
+            'bytes': batch_size * bytes_per_number * (io + 4 * n * m),
+            'bytes_fused': batch_size * bytes_per_number * io}
