@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import nbformat
 import pytest
+import tomllib
 
 from booktools.book import ROOT, editions, notebooks
 
