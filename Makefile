@@ -21,7 +21,7 @@ book: setup
 	$(PY) -m booktools.build
 
 ## make test: every check CI runs
-test: setup check-lib lint pytest
+test: setup check-lib check-translations lint pytest
 
 ## make lib: regenerate d2l_lib/torch.py from the notebooks' #@save cells
 lib: setup

@@ -1,0 +1,302 @@
+"""Build every language edition of the book into one site (``make book``).
+
+``_config.yml`` and ``_toc.yml`` are the only configuration. For each edition
+present under ``chapters/<code>/`` and listed under ``editions`` in
+``_config.yml``, this writes a derived configuration and table of contents to
+``_build/editions/<code>/`` that differ from the top-level ones only in
+
+- the language (Sphinx ``language``, hence ``<html lang>``, the theme's
+  translations and the search index) and the book's title;
+- the table of contents, whose ``chapters/en/`` entries point at the edition's
+  own pages (the edition's folder is the source folder of its build);
+- ``repository.path_to_book``, so that each "open in Colab" button opens
+  ``chapters/<code>/<page>.ipynb`` of the repository;
+- the values ``booktools.theme`` needs for the language switcher, and paths
+  made absolute (the bibliography, local extensions).
+
+Each edition is built by ``jupyter-book build`` with warnings as errors,
+nitpicky references and ``--keep-going`` (a broken reference, a duplicate label
+or a missing citation fails the build), from scratch, without executing the
+notebooks: their stored outputs are rendered as they are. The editions are
+copied to ``_build/html/<code>/`` next to a landing page,
+``_build/html/index.html``, that links them.
+
+Usage::
+
+    python -m booktools.build
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+from booktools.book import ROOT, SOURCE_LANGUAGE, editions, pages
+
+BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
+SOURCE_PREFIX = f"chapters/{SOURCE_LANGUAGE}/"
+TOC_PATH_KEYS = ("root", "file", "glob")
+LANDING_TEMPLATE = Path(__file__).resolve().parent / "theme" / "landing.html"
+# What a build reads; the test fixtures rebuild when any of it changes.
+INPUTS = ("_config.yml", "_toc.yml", "references.bib", "chapters", "img", "booktools/build.py",
+          "booktools/book.py", "booktools/theme")
+# Sphinx's warnings and errors, Jupyter Book's configuration warnings, tracebacks.
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+PROBLEM_LINE = re.compile(
+    r"\b(WARNING|ERROR|CRITICAL|SEVERE):|Validation errors|^Traceback|build finished with problems")
+
+
+class BuildError(Exception):
+    """The configuration or an edition's files do not allow a build."""
+
+
+@dataclass(frozen=True)
+class Edition:
+    """One language edition of the book."""
+
+    code: str
+    name: str
+    title: str
+
+
+@dataclass(frozen=True)
+class EditionResult:
+    """The outcome of one edition's ``jupyter-book build``."""
+
+    edition: Edition
+    returncode: int
+    log: Path
+    problems: list[str]
+
+
+def site_dir(root: Path = ROOT) -> Path:
+    """Return the folder the whole site is written to (``_build/html``)."""
+    return root / "_build" / "html"
+
+
+def stamp_path(root: Path = ROOT) -> Path:
+    """Return the file recording which inputs the current site was built from."""
+    return root / "_build" / "book.stamp"
+
+
+def load_yaml(path: Path) -> dict[str, Any]:
+    """Read a YAML mapping."""
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
+def configured_editions(config: dict[str, Any]) -> list[Edition]:
+    """Return the editions ``_config.yml`` lists, English first.
+
+    Raises:
+        BuildError: if there is no ``editions`` mapping or English is not in it.
+    """
+    entries = config.get("editions")
+    if not isinstance(entries, dict) or SOURCE_LANGUAGE not in entries:
+        raise BuildError(f"_config.yml: `editions` must map language codes, {SOURCE_LANGUAGE!r} among them")
+    found = [
+        Edition(code=code, name=entry.get("name", code), title=entry.get("title", config.get("title", "")))
+        for code, entry in entries.items()
+    ]
+    return sorted(found, key=lambda edition: edition.code != SOURCE_LANGUAGE)
+
+
+def editions_to_build(config: dict[str, Any], root: Path = ROOT) -> list[Edition]:
+    """Return the configured editions whose folder exists, checking each has every page.
+
+    Raises:
+        BuildError: if a folder under ``chapters/`` is not a configured edition,
+            or an edition lacks a page that ``_toc.yml`` names.
+    """
+    configured = {edition.code: edition for edition in configured_editions(config)}
+    present = editions(root)
+    unknown = [code for code in present if code not in configured]
+    if unknown:
+        raise BuildError(f"chapters/{unknown[0]}/ is not listed under `editions` in _config.yml")
+    for code in present:
+        try:
+            pages(code, root)
+        except (FileNotFoundError, ValueError) as error:
+            raise BuildError(f"edition {code!r}: {error}") from error
+    return [configured[code] for code in configured if code in present]
+
+
+def _retarget(entry: str) -> str:
+    if not entry.startswith(SOURCE_PREFIX):
+        raise BuildError(f"_toc.yml entry {entry!r} is not under {SOURCE_PREFIX}")
+    return entry[len(SOURCE_PREFIX):]
+
+
+def edition_toc(toc: Any) -> Any:
+    """Return ``toc`` with every page path made relative to the edition's folder.
+
+    ``chapters/en/attention-scoring-functions`` becomes
+    ``attention-scoring-functions``; the edition's folder is the source folder of
+    its build, so the same table of contents serves every edition.
+    """
+    if isinstance(toc, list):
+        return [edition_toc(item) for item in toc]
+    if isinstance(toc, dict):
+        return {
+            key: _retarget(value) if key in TOC_PATH_KEYS and isinstance(value, str) else edition_toc(value)
+            for key, value in toc.items()
+        }
+    return toc
+
+
+def edition_config(
+    config: dict[str, Any], edition: Edition, built: list[Edition], root: Path = ROOT
+) -> dict[str, Any]:
+    """Return the Jupyter Book configuration of ``edition``, derived from ``_config.yml``.
+
+    ``built`` lists every edition of this build, for the language switcher.
+    """
+    derived = copy.deepcopy(config)
+    derived.pop("editions", None)
+    derived["title"] = edition.title
+    if "bibtex_bibfiles" in derived:
+        derived["bibtex_bibfiles"] = [str((root / path).resolve()) for path in derived["bibtex_bibfiles"]]
+
+    repository = derived.setdefault("repository", {})
+    book_path = repository.get("path_to_book") or ""
+    repository["path_to_book"] = posixpath.join(book_path, "chapters", edition.code).strip("/")
+
+    sphinx = derived.setdefault("sphinx", {})
+    local = sphinx.get("local_extensions") or {}
+    sphinx["local_extensions"] = {name: str((root / path).resolve()) for name, path in local.items()}
+    sphinx_config = sphinx.get("config") or {}
+    sphinx_config.update(
+        language=edition.code,
+        project=edition.title,
+        book_edition=edition.code,
+        book_editions=[asdict(other) for other in built],
+    )
+    sphinx["config"] = sphinx_config
+    return derived
+
+
+def jupyter_book_command() -> str:
+    """Return the ``jupyter-book`` executable of the running Python environment."""
+    beside = Path(sys.executable).parent / "jupyter-book"
+    found = str(beside) if beside.exists() else shutil.which("jupyter-book")
+    if not found:
+        raise BuildError("jupyter-book is not installed (make setup installs requirements.txt)")
+    return found
+
+
+def build_edition(edition: Edition, config: dict[str, Any], toc: dict[str, Any], built: list[Edition],
+                  root: Path = ROOT) -> EditionResult:
+    """Build one edition from scratch into ``_build/editions/<code>/_build/html``."""
+    work = root / "_build" / "editions" / edition.code
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    config_file, toc_file, log = work / "_config.yml", work / "_toc.yml", work / "build.log"
+    header = "# Derived by booktools.build from the top-level file; do not edit.\n"
+    config_file.write_text(header + yaml.safe_dump(edition_config(config, edition, built, root),
+                                                   allow_unicode=True, sort_keys=False), encoding="utf-8")
+    toc_file.write_text(header + yaml.safe_dump(edition_toc(toc), sort_keys=False), encoding="utf-8")
+    command = [jupyter_book_command(), "build", str(root / "chapters" / edition.code), "--path-output", str(work),
+               "--config", str(config_file), "--toc", str(toc_file), *BUILD_FLAGS]
+    with log.open("w", encoding="utf-8") as output:
+        process = subprocess.run(command, cwd=root, stdout=output, stderr=subprocess.STDOUT, check=False)
+    text = ANSI_ESCAPE.sub("", log.read_text(encoding="utf-8", errors="replace"))
+    problems = [line for line in text.splitlines() if PROBLEM_LINE.search(line)]
+    return EditionResult(edition, process.returncode, log, problems)
+
+
+def write_landing(built: list[Edition], config: dict[str, Any], toc: dict[str, Any], site: Path) -> Path:
+    """Write ``site/index.html``, linking the root page of every edition."""
+    root_page = edition_toc(toc)["root"]
+    template = jinja2.Template(LANDING_TEMPLATE.read_text(encoding="utf-8"), autoescape=True)
+    html = template.render(title=config.get("title", ""), editions=built, root_page=f"{root_page}.html",
+                           language=SOURCE_LANGUAGE)
+    landing = site / "index.html"
+    landing.write_text(html, encoding="utf-8")
+    # GitHub Pages serves folders starting with "_" (Sphinx's _static) only without Jekyll.
+    (site / ".nojekyll").write_text("", encoding="utf-8")
+    return landing
+
+
+def inputs_digest(root: Path = ROOT) -> str:
+    """Return a digest of every file a build reads (see ``INPUTS``)."""
+    digest = hashlib.sha256()
+    for name in INPUTS:
+        path = root / name
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            if "__pycache__" in file.parts or not file.exists():
+                continue
+            digest.update(file.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(file.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def is_current(root: Path = ROOT) -> bool:
+    """Whether ``_build/html`` was built, successfully, from the files as they are now."""
+    stamp = stamp_path(root)
+    return (site_dir(root) / "index.html").exists() and stamp.exists() and (
+        stamp.read_text(encoding="utf-8").strip() == inputs_digest(root)
+    )
+
+
+def build(root: Path = ROOT) -> int:
+    """Build every edition and the landing page; return 0 on success, 1 on any problem."""
+    config, toc = load_yaml(root / "_config.yml"), load_yaml(root / "_toc.yml")
+    digest = inputs_digest(root)
+    try:
+        built = editions_to_build(config, root)
+        edition_toc(toc)
+    except BuildError as error:
+        print(f"make book: {error}", file=sys.stderr)
+        return 1
+    site = site_dir(root)
+    shutil.rmtree(site, ignore_errors=True)
+    stamp_path(root).unlink(missing_ok=True)
+    site.mkdir(parents=True)
+    print(f"building {', '.join(edition.code for edition in built)} "
+          f"with jupyter-book build {' '.join(BUILD_FLAGS)}", flush=True)
+    with ThreadPoolExecutor(max_workers=min(len(built), os.cpu_count() or 1)) as pool:
+        results = list(pool.map(lambda edition: build_edition(edition, config, toc, built, root), built))
+    failed = False
+    for result in results:
+        code = result.edition.code
+        log = result.log.relative_to(root)
+        if result.returncode == 0 and not result.problems:
+            shutil.copytree(result.log.parent / "_build" / "html", site / code)
+            print(f"{code}: built, 0 warnings -> {(site / code).relative_to(root)}/ (log: {log})")
+            continue
+        failed = True
+        print(f"{code}: FAILED (exit {result.returncode}; log: {log})")
+        for line in result.problems:
+            print(f"  {line}")
+    if failed:
+        print("make book failed: warnings are errors (-W -n); see the lines above", file=sys.stderr)
+        return 1
+    landing = write_landing(built, config, toc, site)
+    stamp_path(root).write_text(digest + "\n", encoding="utf-8")
+    print(f"landing page: {landing.relative_to(root)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point (``make book``)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.parse_args(argv)
+    return build()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

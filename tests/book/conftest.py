@@ -1,0 +1,177 @@
+"""Fixtures for the rendered book: the built site, a local web server, a headless browser.
+
+The site is built once per session, and only when ``_build/html`` is missing or
+was built from other files than the ones in the tree (``booktools.build.is_current``),
+so ``make book && make test`` builds once. With ``CI=true`` a missing browser
+fails the browser tests instead of skipping them.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+import yaml
+
+from booktools import build
+from booktools.book import ROOT
+
+# Debian's chromium package; BOOK_CHROMIUM names another Chromium build.
+CHROMIUM = Path(os.environ.get("BOOK_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+# What a build of the book reads: copied into scratch repositories.
+BOOK_FILES = ("_config.yml", "_toc.yml", "references.bib", "img", "booktools")
+
+
+def in_ci() -> bool:
+    """Whether the tests run in CI, where nothing may be skipped for want of a tool."""
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip the test on a developer's machine; fail it in CI."""
+    if in_ci():
+        pytest.fail(f"{reason} (CI=true: the book tests must run)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def book_config() -> dict:
+    """The top-level ``_config.yml``."""
+    return yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """The built site (``_build/html``), built now if missing or stale."""
+    if not build.is_current(ROOT):
+        result = subprocess.run([sys.executable, "-m", "booktools.build"], cwd=ROOT, check=False,
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            pytest.fail(f"make book failed:\n{result.stdout}\n{result.stderr}")
+    return build.site_dir(ROOT)
+
+
+@pytest.fixture(scope="session")
+def built_editions(site: Path, book_config: dict) -> list[str]:
+    """The language codes of the editions in the built site, English first."""
+    codes = [edition.code for edition in build.configured_editions(book_config)]
+    return [code for code in codes if (site / code / "index.html").exists()]
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(site: Path) -> Iterator[str]:
+    """The base URL of the built site, served by ``http.server`` on a free localhost port."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """Debian's headless Chromium, driven by Playwright, with a fresh user-data folder."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_or_fail("playwright is not installed")
+    if not CHROMIUM.exists():
+        skip_or_fail(f"no browser at {CHROMIUM} (apt-get install chromium)")
+    profile = tempfile.mkdtemp(prefix="book-chromium-")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            profile,
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 900},
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def page(browser, site_url: str) -> Iterator[object]:
+    """A browser tab in which every request that leaves the local site is blocked and recorded.
+
+    ``page.external_requests`` lists them: the book must read without a network.
+    """
+    tab = browser.new_page()
+    external: list[str] = []
+
+    def block_outside(route) -> None:
+        if route.request.url.startswith(site_url):
+            route.continue_()
+        else:
+            external.append(route.request.url)
+            route.abort()
+
+    tab.route("**/*", block_outside)
+    tab.external_requests = external
+    tab.errors = []
+    tab.on("pageerror", lambda error: tab.errors.append(str(error)))
+    try:
+        yield tab
+    finally:
+        tab.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    """The folder screenshots are written to (``_build/screenshots``)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
+
+
+@pytest.fixture
+def scratch_book(tmp_path: Path) -> Path:
+    """A scratch copy of the book's sources in which every configured edition exists.
+
+    Editions whose folder is missing from the tree (translations not written
+    yet) are filled with copies of the English pages.
+    """
+    for name in BOOK_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, tmp_path / name)
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    for edition in build.configured_editions(config):
+        source = ROOT / "chapters" / edition.code
+        if not source.is_dir():
+            source = ROOT / "chapters" / "en"
+        shutil.copytree(source, tmp_path / "chapters" / edition.code,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    return tmp_path

@@ -1,0 +1,152 @@
+"""Each edition's chapter page in headless Chromium, as a reader uses it.
+
+Per edition: every equation typeset by MathJax, every heatmap loaded, the language
+switcher leading to the same page in the other editions, the Colab button opening
+this edition's notebook, and the search page finding words of the chapter. No
+request may leave the local site. Screenshots go to ``_build/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+
+from booktools import build
+from booktools.book import ROOT
+
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+EDITIONS = [edition.code for edition in build.configured_editions(CONFIG)]
+CHAPTER = "attention-scoring-functions"
+GLOSSARY = ROOT / "chapters" / "glossary.yml"
+GLOSSARY_CONCEPTS = ("attention", "key", "value")
+LETTERS = re.compile(r"[^\W\d_]{2,}")
+TIMEOUT_MS = 20_000
+
+
+def chapter_url(site_url: str, code: str) -> str:
+    return f"{site_url}/{code}/{CHAPTER}.html"
+
+
+def open_chapter(page, site_url: str, code: str, built_editions: list[str]) -> None:
+    """Load the chapter page of ``code`` and wait until MathJax has typeset it."""
+    if code not in built_editions:
+        pytest.fail(f"the {code} edition was not built")
+    response = page.goto(chapter_url(site_url, code), wait_until="load")
+    assert response is not None and response.ok
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                           timeout=TIMEOUT_MS)
+    page.evaluate("() => MathJax.startup.promise")
+
+
+def assert_offline(page) -> None:
+    assert page.external_requests == [], "requests that left the site"
+    assert page.errors == [], "JavaScript errors"
+
+
+def search_words(page, code: str) -> list[str]:
+    """Words of the chapter to search for: the title's first word, and the words the
+    glossary gives the edition for attention, key and value (in Korean, short nouns
+    that the text mostly carries with a particle attached: 키와, 값을)."""
+    title = page.locator("main h1").first.inner_text()
+    words = [LETTERS.findall(title)[0]]
+    glossary = yaml.safe_load(GLOSSARY.read_text(encoding="utf-8"))["concepts"] if GLOSSARY.exists() else {}
+    for concept in GLOSSARY_CONCEPTS:
+        term = concept if code == "en" else glossary.get(concept, {}).get(code, {}).get("term")
+        if term and term.split()[0].lower() not in (word.lower() for word in words):
+            words.append(term.split()[0])
+    return words
+
+
+@pytest.mark.parametrize("code", EDITIONS)
+def test_every_equation_is_typeset(page, site_url, built_editions, screenshots, code):
+    open_chapter(page, site_url, code, built_editions)
+    math = page.locator(".math").count()
+    typeset = page.locator("mjx-container").count()
+    assert math > 0, "the chapter has equations"
+    assert typeset >= math, f"{typeset} typeset of {math} equations"
+    assert page.locator("mjx-merror").count() == 0, "MathJax could not typeset an equation"
+    text = page.locator("main").inner_text()
+    for raw in ("$$", "\\[", "\\(", "\\begin{"):
+        assert raw not in text, f"raw TeX {raw!r} left in the page"
+    page.screenshot(path=str(screenshots / f"{code}-chapter.png"), full_page=True)
+    assert_offline(page)
+
+
+@pytest.mark.parametrize("code", EDITIONS)
+def test_every_heatmap_and_figure_is_shown(page, site_url, built_editions, code):
+    open_chapter(page, site_url, code, built_editions)
+    heatmaps = page.locator(".cell_output img")
+    assert heatmaps.count() >= 2, "the chapter draws its attention weights as heatmaps"
+    page.wait_for_function("() => [...document.images].every(image => image.complete)", timeout=TIMEOUT_MS)
+    widths = page.eval_on_selector_all("main img", "images => images.map(image => [image.src, image.naturalWidth])")
+    assert widths and all(width > 0 for _, width in widths), widths
+    assert_offline(page)
+
+
+@pytest.mark.parametrize("code", EDITIONS)
+def test_the_language_switcher_leads_to_the_same_page_in_every_edition(page, site_url, built_editions, code):
+    open_chapter(page, site_url, code, built_editions)
+    links = page.eval_on_selector_all(
+        "a.edition-link", "links => links.map(link => [link.dataset.edition, link.href])")
+    assert sorted(edition for edition, _ in links) == sorted(built_editions)
+    for edition, href in links:
+        assert href == chapter_url(site_url, edition)
+        response = page.request.get(href)
+        assert response.ok, href
+        assert f'<html lang="{edition}"' in response.text()
+    other = next(edition for edition in built_editions if edition != code)
+    page.locator(".edition-switcher button").hover()
+    page.locator(f'a.edition-link[data-edition="{other}"]').click()
+    page.wait_for_url(chapter_url(site_url, other))
+    assert page.locator("html").get_attribute("lang") == other
+    assert_offline(page)
+
+
+@pytest.mark.parametrize("code", EDITIONS)
+def test_the_colab_button_opens_this_editions_notebook(page, site_url, built_editions, code):
+    open_chapter(page, site_url, code, built_editions)
+    repository = CONFIG["repository"]
+    owner_repo = urlparse(repository["url"]).path.strip("/")
+    book = (repository.get("path_to_book") or "").strip("/")
+    notebook = "/".join(part for part in (book, "chapters", code, f"{CHAPTER}.ipynb") if part)
+    expected = (f"{CONFIG['launch_buttons']['colab_url'].rstrip('/')}/github/{owner_repo}"
+                f"/blob/{repository['branch']}/{notebook}")
+    colab = page.eval_on_selector_all("a[href*='colab.research.google.com']", "links => links.map(link => link.href)")
+    assert colab == [expected]
+    assert (ROOT / "chapters" / code / f"{CHAPTER}.ipynb").exists()
+    assert "D2L_LIB_SOURCE" not in page.content(), "the install cell must be hidden (remove-cell)"
+    assert_offline(page)
+
+
+@pytest.mark.parametrize("code", EDITIONS)
+def test_search_finds_words_of_the_chapter(page, site_url, built_editions, screenshots, code):
+    open_chapter(page, site_url, code, built_editions)
+    words = search_words(page, code)
+    placeholder = page.locator("input[name=q]").first.get_attribute("placeholder")
+    for word in words:
+        page.goto(f"{site_url}/{code}/search.html", wait_until="load")
+        box = page.locator("input[name=q]:visible").first
+        box.fill(word)
+        box.press("Enter")
+        hit = page.locator(f"#search-results a[href*='{CHAPTER}']").first
+        hit.wait_for(timeout=TIMEOUT_MS)
+        assert hit.is_visible(), f"searching {word!r} did not find the chapter"
+    page.screenshot(path=str(screenshots / f"{code}-search.png"), full_page=True)
+    if code != "en":
+        assert placeholder != "Search...", "the search box text is not translated"
+    assert_offline(page)
+
+
+def test_the_landing_page_links_every_edition(page, site_url, built_editions, screenshots):
+    response = page.goto(f"{site_url}/index.html", wait_until="load")
+    assert response is not None and response.ok
+    links = page.eval_on_selector_all("a.edition", "links => links.map(link => [link.lang, link.href])")
+    assert [code for code, _ in links] == built_editions
+    for _, href in links:
+        assert page.request.get(href).ok, href
+    page.screenshot(path=str(screenshots / "landing.png"), full_page=True)
+    assert_offline(page)
+

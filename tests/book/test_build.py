@@ -1,0 +1,191 @@
+"""`make book`: editions derived from one configuration, strict builds, an offline site."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+from booktools import build
+from booktools.book import ROOT
+
+REMOTE_ASSET = re.compile(r'(src|href)="https?://[^"]*\.(js|css)')
+CHAPTER = "attention-scoring-functions"
+
+
+class _Tags(HTMLParser):
+    """Collect the start tags of an HTML page as (tag, attributes) pairs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def tags(path: Path) -> list[tuple[str, dict[str, str | None]]]:
+    parser = _Tags()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser.tags
+
+
+def load_toc() -> dict:
+    return yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+
+
+# Derivation of each edition's configuration --------------------------------------------
+
+
+def test_toc_entries_become_relative_to_the_edition_folder():
+    derived = build.edition_toc(load_toc())
+    assert derived["root"] == "index"
+    files = [entry["file"] for entry in derived["chapters"]]
+    assert CHAPTER in files
+    assert not any("/" in name for name in files)
+
+
+def test_a_toc_entry_outside_the_english_folder_is_refused():
+    with pytest.raises(build.BuildError, match="not under chapters/en/"):
+        build.edition_toc({"root": "chapters/en/index", "chapters": [{"file": "notes/extra"}]})
+
+
+def test_edition_config_changes_only_what_differs(book_config):
+    editions = build.configured_editions(book_config)
+    korean = next(edition for edition in editions if edition.code == "ko")
+    derived = build.edition_config(book_config, korean, editions)
+    assert derived["sphinx"]["config"]["language"] == "ko"
+    assert derived["title"] == korean.title
+    assert derived["repository"]["path_to_book"] == "chapters/ko"
+    assert derived["repository"]["url"] == book_config["repository"]["url"]
+    assert derived["repository"]["branch"] == book_config["repository"]["branch"]
+    assert derived["execute"] == book_config["execute"]
+    assert all(Path(path).is_absolute() and Path(path).exists() for path in derived["bibtex_bibfiles"])
+    assert "editions" not in derived
+    assert [entry["code"] for entry in derived["sphinx"]["config"]["book_editions"]] == ["en", "id", "ko"]
+    # the top-level configuration is left as it was
+    assert book_config["sphinx"]["config"]["language"] == "en"
+
+
+def test_path_to_book_is_kept_as_a_prefix(book_config):
+    config = {**book_config, "repository": {**book_config["repository"], "path_to_book": "book/"}}
+    english = build.configured_editions(config)[0]
+    assert build.edition_config(config, english, [english])["repository"]["path_to_book"] == "book/chapters/en"
+
+
+def test_english_comes_first_and_every_edition_has_a_name(book_config):
+    editions = build.configured_editions(book_config)
+    assert [edition.code for edition in editions] == ["en", "id", "ko"]
+    assert all(edition.name and edition.title for edition in editions)
+
+
+def test_the_build_is_strict_and_does_not_execute(book_config):
+    assert {"-W", "-n", "--keep-going"} <= set(build.BUILD_FLAGS)
+    assert book_config["execute"]["execute_notebooks"] == "off"
+    assert not book_config["sphinx"]["config"]["mathjax_path"].startswith(("http:", "https:", "//"))
+
+
+# The built site -----------------------------------------------------------------------
+
+
+def test_three_editions_and_a_landing_page_linking_them(site, built_editions):
+    assert built_editions == ["en", "id", "ko"]
+    links = {attrs.get("href") for tag, attrs in tags(site / "index.html") if tag == "a"}
+    for code in built_editions:
+        assert f"{code}/index.html" in links
+        assert (site / code / f"{CHAPTER}.html").exists()
+
+
+def test_every_page_declares_its_language_and_links_every_edition(site, built_editions):
+    for code in built_editions:
+        pages = sorted((site / code).glob("*.html"))
+        assert len(pages) >= 4, pages
+        for page in pages:
+            found = tags(page)
+            html = next(attrs for tag, attrs in found if tag == "html")
+            assert html.get("lang") == code, page
+            switcher = {attrs["data-edition"]: attrs["href"] for tag, attrs in found
+                        if tag == "a" and "edition-link" in (attrs.get("class") or "")}
+            assert sorted(switcher) == sorted(built_editions), page
+            for other, href in switcher.items():
+                assert (page.parent / href).resolve() == (site / other / page.name).resolve(), (page, href)
+
+
+def test_no_remote_scripts_or_stylesheets(site):
+    offenders = [f"{path.relative_to(site)}: {match.group(0)}"
+                 for path in site.rglob("*") if path.is_file() and path.suffix in {".html", ".js", ".css"}
+                 for match in REMOTE_ASSET.finditer(path.read_text(encoding="utf-8", errors="replace"))]
+    assert offenders == []
+
+
+def test_mathjax_is_served_from_the_site(site, built_editions):
+    for code in built_editions:
+        scripts = [attrs.get("src") or "" for tag, attrs in tags(site / code / f"{CHAPTER}.html") if tag == "script"]
+        mathjax = [src for src in scripts if "mathjax" in src.lower()]
+        assert mathjax == ["_static/mathjax/tex-mml-chtml.js"], scripts
+        assert (site / code / "_static" / "mathjax" / "tex-mml-chtml.js").stat().st_size > 100_000
+        assert list((site / code / "_static" / "mathjax" / "output" / "chtml" / "fonts").rglob("*.woff"))
+
+
+def test_citations_have_a_bibliography(site, built_editions):
+    for code in built_editions:
+        found = tags(site / code / f"{CHAPTER}.html")
+        entries = {attrs["id"] for tag, attrs in found if tag == "div" and attrs.get("role") == "doc-biblioentry"}
+        cited = {(attrs.get("href") or "")[1:] for tag, attrs in found
+                 if tag == "a" and "reference internal" in (attrs.get("class") or "")}
+        assert entries, f"{code}: no bibliography"
+        assert entries <= cited, f"{code}: bibliography entries not cited in the text: {entries - cited}"
+
+
+def test_the_korean_search_index_has_bare_nouns(site, built_editions):
+    """Korean attaches particles to nouns; the index must still hold the nouns (키 from 키와)."""
+    if "ko" not in built_editions:
+        pytest.fail("no Korean edition was built")
+    index = (site / "ko" / "searchindex.js").read_text(encoding="utf-8")
+    data = json.loads(index[index.index("(") + 1: index.rindex(")")])
+    terms = set(data["terms"]) | set(data["titleterms"])
+    assert {"어텐션", "키", "값", "쿼리"} <= terms
+
+
+def test_korean_words_are_indexed_with_their_prefixes():
+    from booktools.theme.search import SearchKorean
+
+    words = SearchKorean({}).split("쿼리와 키의 softmax는 값을")
+    assert {"쿼리", "쿼리와", "키", "키의", "softmax", "값", "값을"} <= set(words)
+    assert "softmax는" not in words
+    assert SearchKorean({}).stem("attentions") == "attent"
+    assert SearchKorean({}).stem("어텐션") == "어텐션"
+
+
+# A broken book fails the build ------------------------------------------------------
+
+
+def _append_markdown(notebook: Path, text: str) -> None:
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    data["cells"].append({"cell_type": "markdown", "id": "broken-on-purpose", "metadata": {}, "source": text})
+    notebook.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def test_a_broken_reference_citation_or_label_in_any_edition_fails_the_build(scratch_book):
+    """One scratch build, three faults, each in another edition; each must be reported."""
+    _append_markdown(scratch_book / "chapters" / "ko" / f"{CHAPTER}.ipynb",
+                     "See {ref}`sec_no-such-label-anywhere`.")
+    _append_markdown(scratch_book / "chapters" / "id" / f"{CHAPTER}.ipynb",
+                     "As shown by {cite}`No.Such.Paper.2099`.")
+    _append_markdown(scratch_book / "chapters" / "en" / "preliminaries.ipynb",
+                     "(sec_attention-scoring-functions)=\n## A duplicate label")
+    result = subprocess.run([sys.executable, "-m", "booktools.build"], cwd=scratch_book, check=False,
+                            capture_output=True, text=True)
+    report = result.stdout + result.stderr
+    assert result.returncode != 0, report
+    assert re.search(r"ko: FAILED[\s\S]*sec_no-such-label-anywhere", report), report
+    assert re.search(r"id: FAILED[\s\S]*No\.Such\.Paper\.2099", report), report
+    assert re.search(r"en: FAILED[\s\S]*duplicate label", report, re.IGNORECASE), report
+    assert not (scratch_book / "_build" / "html" / "index.html").exists()
+    assert not build.is_current(scratch_book)
