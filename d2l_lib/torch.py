@@ -85,9 +85,10 @@ def show_heatmaps(matrices, xlabel: str, ylabel: str, titles=None,
     if titles is not None and len(titles) != num_cols:
         raise ValueError(f'titles must have one entry per column of panels ({num_cols}), got {len(titles)}')
     fig, axes = plt.subplots(num_rows, num_cols, figsize=figsize, sharex=True, sharey=True, squeeze=False)
+    vmin, vmax = grid.min(), grid.max()  # one color scale for every panel, as the single colorbar shows
     for i in range(num_rows):
         for j in range(num_cols):
-            image = axes[i, j].imshow(grid[i, j], cmap=cmap)
+            image = axes[i, j].imshow(grid[i, j], cmap=cmap, vmin=vmin, vmax=vmax)
             if i == num_rows - 1:
                 axes[i, j].set_xlabel(xlabel)
             if j == 0:
@@ -100,8 +101,12 @@ def show_heatmaps(matrices, xlabel: str, ylabel: str, titles=None,
 
 # ---- from chapters/en/attention-scoring-functions.ipynb, cell 9 (id valid-lens-helper)
 # ---- section: Masked Softmax Operation
-def _valid_lens_per_query(X: torch.Tensor, valid_lens) -> torch.Tensor:
-    """Check scores ``X`` and ``valid_lens``; return the lengths with shape (batch, queries)."""
+def _valid_lens_per_query(X: torch.Tensor, valid_lens) -> torch.Tensor | None:
+    """Check scores ``X`` and ``valid_lens``; return the lengths ready for masking.
+
+    ``None`` when ``valid_lens`` is ``None``; otherwise int64 lengths on the device of ``X``,
+    of shape (batch size, 1, 1) for one length per example or (batch size, no. of queries, 1).
+    """
     if not isinstance(X, torch.Tensor):
         raise TypeError(f'X must be a torch.Tensor, got {type(X).__name__}')
     if X.dim() != 3:
@@ -109,18 +114,25 @@ def _valid_lens_per_query(X: torch.Tensor, valid_lens) -> torch.Tensor:
                          f'got shape {tuple(X.shape)}')
     if not X.is_floating_point():
         raise TypeError(f'X must hold floating-point scores, got dtype {X.dtype}')
-    lens = torch.as_tensor(valid_lens, device=X.device)
-    batch_size, num_queries = X.shape[:2]
+    if valid_lens is None:
+        return None
+    lens = valid_lens if isinstance(valid_lens, torch.Tensor) else torch.as_tensor(valid_lens)
+    batch_size, num_queries, num_keys = X.shape
     if lens.dtype == torch.bool or lens.is_complex():
         raise TypeError(f'valid_lens must hold integer lengths, got dtype {lens.dtype}')
     if lens.shape not in ((batch_size,), (batch_size, num_queries)):
         raise ValueError(f'valid_lens must have shape ({batch_size},) or ({batch_size}, {num_queries}) '
                          f'for X of shape {tuple(X.shape)}, got shape {tuple(lens.shape)}')
-    if lens.is_floating_point() and not torch.equal(lens, lens.floor()):
-        raise ValueError(f'valid_lens must hold whole numbers, got {lens.tolist()}')
-    if (lens < 0).any():
-        raise ValueError(f'valid_lens must not be negative, got {lens.tolist()}')
-    return lens.reshape(batch_size, -1).expand(batch_size, num_queries)
+    # Check the values where they live: no GPU sync for CPU lengths, and a meta tensor has none.
+    if lens.device.type != 'meta' and lens.numel() > 0:
+        if lens.is_floating_point() and not torch.equal(lens, lens.floor()):
+            raise ValueError(f'valid_lens must hold whole numbers, got {lens.tolist()}')
+        if lens.min().item() < 0:
+            raise ValueError(f'valid_lens must not be negative, got {lens.tolist()}')
+    if lens.is_floating_point():  # old D2L code passes float lengths; inf means no masking
+        lens = lens.double().clamp(max=num_keys)
+    # int64 whatever the caller's dtype: float16 and bfloat16 cannot count every key exactly.
+    return lens.to(device=X.device, dtype=torch.int64).reshape(batch_size, -1, 1)
 
 
 # ---- from chapters/en/attention-scoring-functions.ipynb, cell 10 (id masked-softmax)
@@ -137,14 +149,18 @@ def masked_softmax(X: torch.Tensor, valid_lens: torch.Tensor | None) -> torch.Te
     Returns:
         Attention weights with the shape and dtype of ``X``; ``X`` is not modified.
     """
-    if valid_lens is None:
-        return nn.functional.softmax(X, dim=-1)
     lens = _valid_lens_per_query(X, valid_lens)
-    # mask[b, i, j] is True where key j lies within the valid length of query i.
-    mask = torch.arange(X.shape[-1], device=X.device) < lens.unsqueeze(-1)
+    if lens is None:
+        return nn.functional.softmax(X, dim=-1)
+    # padding[b, i, j] is True where key j lies past the valid length. With one length per
+    # example it has shape (batch size, 1, no. of keys) and broadcasts over the queries.
+    padding = torch.arange(X.shape[-1], device=X.device) >= lens
     lowest = torch.finfo(X.dtype).min  # the most negative finite score X's dtype can hold
-    weights = nn.functional.softmax(X.masked_fill(~mask, lowest), dim=-1)
-    return weights.masked_fill(~mask, 0.0)
+    # torch.where builds a new tensor in one pass; X itself is never written to.
+    weights = nn.functional.softmax(torch.where(padding, lowest, X), dim=-1)
+    if weights.requires_grad:  # autograd needs softmax's output unchanged
+        return torch.where(padding, 0.0, weights)
+    return weights.masked_fill_(padding, 0.0)  # a tensor of our own: zero it in place
 
 
 # ---- from chapters/en/attention-scoring-functions.ipynb, cell 20 (id attention-inputs-helper)
@@ -188,7 +204,8 @@ class DotProductAttention(nn.Module):
         _check_attention_inputs(queries, keys, values, same_length=True)
         d = queries.shape[-1]
         # Swap the last two axes of keys: (batch, d, pairs), so bmm gives (batch, queries, pairs).
-        scores = torch.bmm(queries, keys.transpose(1, 2)) / math.sqrt(d)
+        # div_ scales bmm's new tensor in place rather than allocating another one.
+        scores = torch.bmm(queries, keys.transpose(1, 2)).div_(math.sqrt(d))
         self.attention_weights = masked_softmax(scores, valid_lens)
         return torch.bmm(self.dropout(self.attention_weights), values)
 
@@ -247,7 +264,8 @@ def mask_from_valid_lens(valid_lens: torch.Tensor, num_queries: int, num_keys: i
         raise ValueError(f'valid_lens must hold whole numbers, got {lens.tolist()}')
     if (lens < 0).any():
         raise ValueError(f'valid_lens must not be negative, got {lens.tolist()}')
-    lens = lens.reshape(lens.shape[0], -1).expand(-1, num_queries)  # (batch size, num_queries)
+    # int64: float16 and bfloat16 lengths cannot count every key exactly.
+    lens = lens.long().reshape(lens.shape[0], -1).expand(-1, num_queries)  # (batch size, num_queries)
     return torch.arange(num_keys, device=lens.device) < lens.unsqueeze(-1)
 
 

@@ -1,0 +1,63 @@
+"""Fixtures for the unit tests of ``d2l_lib.torch``.
+
+Figures are drawn with the non-interactive Agg backend and closed after every
+test; ``reference_masked_softmax`` is a deliberately naive, loop-by-loop masked
+softmax in float64 that the library is compared against.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg", force=True)
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from matplotlib import pyplot as plt  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """No test leaves a figure open (pyplot keeps every figure alive until closed)."""
+    yield
+    plt.close("all")
+
+
+def _reference_masked_softmax(X: torch.Tensor, valid_lens) -> torch.Tensor:
+    """Masked softmax by hand, in float64: softmax over the first ``l`` scores of each row,
+    zeros after them, and an all-zero row when ``l`` is 0. ``valid_lens`` is None, 1-D or 2-D."""
+    X = X.detach().to(torch.float64)
+    batch_size, num_queries, num_keys = X.shape
+    out = torch.zeros_like(X)
+    for b in range(batch_size):
+        for i in range(num_queries):
+            if valid_lens is None:
+                length = num_keys
+            else:
+                lens = torch.as_tensor(valid_lens)
+                length = int(lens[b] if lens.dim() == 1 else lens[b, i])
+            length = min(length, num_keys)
+            if length > 0:
+                row = X[b, i, :length]
+                e = torch.exp(row - row.max())
+                out[b, i, :length] = e / e.sum()
+    return out
+
+
+@pytest.fixture(scope="session")
+def reference_masked_softmax():
+    """The naive float64 masked softmax (a function)."""
+    return _reference_masked_softmax
+
+
+def _padding_mask(shape, valid_lens) -> torch.Tensor:
+    """Boolean mask of ``shape`` (batch, queries, keys): True past each valid length."""
+    batch_size, num_queries, num_keys = shape
+    lens = torch.as_tensor(valid_lens).reshape(batch_size, -1, 1)
+    return torch.arange(num_keys) >= lens.expand(batch_size, num_queries, 1)
+
+
+@pytest.fixture(scope="session")
+def padding_mask():
+    """``padding_mask(shape, valid_lens)``: True where a key lies past the valid length."""
+    return _padding_mask
