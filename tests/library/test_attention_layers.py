@@ -50,9 +50,8 @@ def test_dot_product_matches_the_formula(lens, reference_masked_softmax):
     torch.testing.assert_close(out, weights @ values)
 
 
-def test_dot_product_chapter_example():
-    queries, keys, values, valid_lens = _chapter_data()
-    attention = d2l.DotProductAttention(dropout=0.5)
+def _run_chapter_example(attention, queries, keys, values, valid_lens):
+    """Run the chapter's example (lengths 2 and 6 of 10 keys); check output and weights."""
     attention.eval()
     out = attention(queries, keys, values, valid_lens)
     d2l.check_shape(out, (2, 1, 4))
@@ -61,6 +60,11 @@ def test_dot_product_chapter_example():
     assert (weights[0, 0, 2:] == 0).all() and (weights[1, 0, 6:] == 0).all()
     assert (weights[0, 0, :2] > 0).all() and (weights[1, 0, :6] > 0).all()
     torch.testing.assert_close(weights.sum(-1), torch.ones(2, 1))
+    return out
+
+
+def test_dot_product_chapter_example():
+    _run_chapter_example(d2l.DotProductAttention(dropout=0.5), *_chapter_data())
 
 
 def test_dot_product_keeps_the_weights_of_the_last_call():
@@ -215,14 +219,7 @@ def test_additive_state_dict_round_trip():
 def test_additive_chapter_example():
     _, keys, values, valid_lens = _chapter_data()
     queries = d2l.normal(0, 1, (2, 1, 20))
-    attention = d2l.AdditiveAttention(num_hiddens=8, dropout=0.1)
-    attention.eval()
-    out = attention(queries, keys, values, valid_lens)
-    d2l.check_shape(out, (2, 1, 4))
-    weights = attention.attention_weights
-    d2l.check_shape(weights, (2, 1, 10))
-    assert (weights[0, 0, 2:] == 0).all() and (weights[1, 0, 6:] == 0).all()
-    assert (weights[0, 0, :2] > 0).all() and (weights[1, 0, :6] > 0).all()
+    _run_chapter_example(d2l.AdditiveAttention(num_hiddens=8, dropout=0.1), queries, keys, values, valid_lens)
 
 
 def test_additive_masking_lengths_zero_and_none():
