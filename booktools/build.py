@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,7 @@ class Edition:
     code: str
     name: str
     title: str
+    config: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ def configured_editions(config: dict[str, Any]) -> list[Edition]:
     if not isinstance(entries, dict) or SOURCE_LANGUAGE not in entries:
         raise BuildError(f"_config.yml: `editions` must map language codes, {SOURCE_LANGUAGE!r} among them")
     found = [
-        Edition(code=code, name=entry.get("name", code), title=entry.get("title", config.get("title", "")))
+        Edition(code=code, name=entry.get("name", code), title=entry.get("title", config.get("title", "")),
+                config=dict(entry.get("config") or {}))
         for code, entry in entries.items()
     ]
     return sorted(found, key=lambda edition: edition.code != SOURCE_LANGUAGE)
@@ -178,11 +180,12 @@ def edition_config(
     local = sphinx.get("local_extensions") or {}
     sphinx["local_extensions"] = {name: str((root / path).resolve()) for name, path in local.items()}
     sphinx_config = sphinx.get("config") or {}
+    sphinx_config.update(edition.config)  # the edition's own interface strings, if any
     sphinx_config.update(
         language=edition.code,
         project=edition.title,
         book_edition=edition.code,
-        book_editions=[asdict(other) for other in built],
+        book_editions=[{"code": other.code, "name": other.name, "title": other.title} for other in built],
     )
     sphinx["config"] = sphinx_config
     return derived

@@ -2,7 +2,8 @@
 
 Per edition: every equation typeset by MathJax, every heatmap loaded, the language
 switcher leading to the same page in the other editions, the Colab button opening
-this edition's notebook, and the search page finding words of the chapter. No
+this edition's notebook, the search page finding words of the chapter, and the
+exercise solutions collapsed until a click opens them. No
 request may leave the local site. Screenshots go to ``_build/screenshots/``.
 """
 
@@ -150,3 +151,28 @@ def test_the_landing_page_links_every_edition(page, site_url, built_editions, sc
     page.screenshot(path=str(screenshots / "landing.png"), full_page=True)
     assert_offline(page)
 
+
+
+@pytest.mark.parametrize("code", EDITIONS)
+def test_solutions_are_collapsed_until_clicked(page, site_url, built_editions, screenshots, code):
+    open_chapter(page, site_url, code, built_editions)
+    solutions = page.locator(".admonition.dropdown")
+    assert solutions.count() >= 3, "one collapsed solution per exercise"
+    first = solutions.first
+    explanation = first.locator(".admonition-title ~ *").first
+    assert not explanation.is_visible(), "a solution is shown before the reader asks for it"
+    first.locator(".admonition-title").click()
+    explanation.wait_for(state="visible", timeout=TIMEOUT_MS)
+
+    code_cells = page.locator(".cell.tag_hide-cell")
+    assert code_cells.count() >= 3, "the solutions' code cells are collapsed too"
+    cell = code_cells.first
+    source = cell.locator(".cell_input")
+    assert not source.is_visible(), "a solution's code is shown before the reader asks for it"
+    summary = cell.locator("details.hide > summary").first
+    if code != "en":
+        assert "Show code cell" not in summary.inner_text(), "the toggle's text is not translated"
+    summary.click()
+    source.wait_for(state="visible", timeout=TIMEOUT_MS)
+    page.screenshot(path=str(screenshots / f"{code}-solution-open.png"))
+    assert_offline(page)
