@@ -32,7 +32,7 @@ check-lib: setup
 
 ## make outputs: re-execute every notebook headlessly and store its outputs
 outputs: setup lib
-	PYTHONHASHSEED=0 $(PY) -m booktools.execute
+	$(PY) -m booktools.execute
 
 ## make check-translations: the Indonesian and Korean editions match English
 check-translations: setup

@@ -51,13 +51,6 @@ def test_only_timing_cells_ignore_their_output_and_say_why(path: Path):
             assert IGNORE_REASON.search(cell.source), f"{where}: needs a '# nbval-ignore-output: <why>' comment"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
-def test_first_code_cell_installs_the_library_and_is_hidden(path: Path):
-    _, cell = code_cells(path)[0]
-    assert "find_spec('d2l_lib') is None" in cell.source
-    assert "remove-cell" in cell.metadata.get("tags", [])
-
-
 def test_nbval_runs_strict():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     makefile = (ROOT / "Makefile").read_text()
