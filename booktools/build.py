@@ -10,11 +10,12 @@ present under ``chapters/<code>/`` and listed under ``editions`` in
 - the table of contents, whose ``chapters/en/`` entries point at the edition's
   own pages (the edition's folder is the source folder of its build);
 - ``repository.path_to_book``, so that each "open in Colab" button opens
-  ``chapters/<code>/<page>.ipynb`` of the repository;
+  ``notebooks/<code>/<framework>/<page>.ipynb`` of the repository;
 - the values ``booktools.theme`` needs for the language switcher, and paths
   made absolute (the bibliography, local extensions).
 
-Each edition is built by ``jupyter-book build`` with warnings as errors,
+Each edition is built from a renderable copy of ``chapters/<code>/``
+(``booktools.book_pages``: framework cells marked for the tabs) by ``jupyter-book build`` with warnings as errors,
 nitpicky references and ``--keep-going`` (a broken reference, a duplicate label
 or a missing citation fails the build), from scratch, without executing the
 notebooks: their stored outputs are rendered as they are. The editions are
@@ -46,6 +47,10 @@ import jinja2
 import yaml
 
 from booktools.book import ROOT, SOURCE_LANGUAGE, editions, pages
+from booktools.book_pages import write_edition_sources
+from booktools.derive import OUTPUT_DIR as NOTEBOOKS_DIR
+from booktools.frameworks import DEFAULT as DEFAULT_FRAMEWORK
+from booktools.frameworks import TabError
 
 BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
 SOURCE_PREFIX = f"chapters/{SOURCE_LANGUAGE}/"
@@ -53,7 +58,7 @@ TOC_PATH_KEYS = ("root", "file", "glob")
 LANDING_TEMPLATE = Path(__file__).resolve().parent / "theme" / "landing.html"
 # What a build reads; the test fixtures rebuild when any of it changes.
 INPUTS = ("_config.yml", "_toc.yml", "references.bib", "chapters", "img", "booktools/build.py",
-          "booktools/book.py", "booktools/theme")
+          "booktools/book.py", "booktools/book_pages.py", "booktools/frameworks.py", "booktools/theme")
 # Sphinx's warnings and errors, Jupyter Book's configuration warnings, tracebacks.
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 PROBLEM_LINE = re.compile(
@@ -174,7 +179,10 @@ def edition_config(
 
     repository = derived.setdefault("repository", {})
     book_path = repository.get("path_to_book") or ""
-    repository["path_to_book"] = posixpath.join(book_path, "chapters", edition.code).strip("/")
+    # The Colab button opens the derived notebook of the default framework; the page's
+    # script (theme/static/framework-colab.js) swaps in the framework the reader chose.
+    repository["path_to_book"] = posixpath.join(book_path, NOTEBOOKS_DIR, edition.code,
+                                                DEFAULT_FRAMEWORK.name).strip("/")
 
     sphinx = derived.setdefault("sphinx", {})
     local = sphinx.get("local_extensions") or {}
@@ -211,7 +219,12 @@ def build_edition(edition: Edition, config: dict[str, Any], toc: dict[str, Any],
     config_file.write_text(header + yaml.safe_dump(edition_config(config, edition, built, root),
                                                    allow_unicode=True, sort_keys=False), encoding="utf-8")
     toc_file.write_text(header + yaml.safe_dump(edition_toc(toc), sort_keys=False), encoding="utf-8")
-    command = [jupyter_book_command(), "build", str(root / "chapters" / edition.code), "--path-output", str(work),
+    try:
+        source = write_edition_sources(root / "chapters" / edition.code, work / "src", root)
+    except TabError as error:
+        log.write_text(f"ERROR: {error}\n", encoding="utf-8")
+        return EditionResult(edition, 1, log, [f"ERROR: {error}"])
+    command = [jupyter_book_command(), "build", str(source), "--path-output", str(work),
                "--config", str(config_file), "--toc", str(toc_file), *BUILD_FLAGS]
     with log.open("w", encoding="utf-8") as output:
         process = subprocess.run(command, cwd=root, stdout=output, stderr=subprocess.STDOUT, check=False)

@@ -17,7 +17,9 @@ It then
 - serves MathJax from the site itself (``booktools.theme.mathjax``);
 - drops the Thebe loader, whose script points at a CDN and which the book
   does not use (no Thebe launch button);
-- registers a Korean search language (``booktools.theme.search``).
+- registers a Korean search language (``booktools.theme.search``);
+- shows each group of framework cells as synchronised tabs, and points the Colab
+  button at the chosen framework's notebook (``booktools.theme.tabs``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from sphinx.locale import get_translation
 
 from booktools.theme.mathjax import copy_mathjax
 from booktools.theme.search import SearchKorean
+from booktools.theme.tabs import setup_tabs
 
 HERE = Path(__file__).resolve().parent
 SWITCHER_TEMPLATE = "edition-switcher.html"
@@ -144,4 +147,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # After sphinx-book-theme (priority 500) has set its untranslated search text.
     app.connect("html-page-context", translate_search_box, priority=600)
     app.connect("build-finished", copy_mathjax)
+    setup_tabs(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
