@@ -4,14 +4,18 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The kernel every notebook run uses (booktools/kernel.py): its environment is fixed,
+# so figures show whatever the caller's MPLBACKEND is.
+KERNEL := d2l-book
 
-.PHONY: setup book test lib check-lib check-translations outputs lint pytest bench clean
+.PHONY: setup book test lib check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml booktools/kernel.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m booktools.kernel
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -21,16 +25,23 @@ book: setup
 	$(PY) -m booktools.build
 
 ## make test: every check CI runs
-test: setup check-lib check-translations lint pytest
+test: setup check-lib check-notebooks check-translations lint pytest
 
-## make lib: regenerate d2l_lib/torch.py from the notebooks' #@save cells
+## make lib: regenerate d2l_lib/{torch,jax,tensorflow}.py from the notebooks' #@save cells
 lib: setup
 	$(PY) -m booktools.extract
 
 check-lib: setup
 	$(PY) -m booktools.extract --check
 
-## make outputs: re-execute every notebook headlessly and store its outputs
+## make notebooks: derive notebooks/<lang>/<framework>/ from the source pages in chapters/
+notebooks: setup
+	$(PY) -m booktools.derive
+
+check-notebooks: setup
+	$(PY) -m booktools.derive --check
+
+## make outputs: re-execute every framework's notebook headlessly and store its outputs
 outputs: setup lib
 	$(PY) -m booktools.execute
 
@@ -46,7 +57,7 @@ lint: setup
 	$(PY) -m ruff check .
 
 pytest: setup
-	PYTHONHASHSEED=0 $(PY) -m pytest --nbval
+	$(PY) -m pytest --nbval --nbval-kernel-name $(KERNEL)
 
 clean:
 	rm -rf _build .pytest_cache .ruff_cache

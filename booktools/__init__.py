@@ -3,10 +3,18 @@
 Each module is one job, run as ``python -m booktools.<module>`` by the Makefile:
 
 - ``book``: where the book's pages are and in which order (from ``_toc.yml``).
-- ``extract``: ``make lib`` / ``make check-lib``, the ``#@save`` cells to ``d2l_lib/torch.py``.
+- ``frameworks``: the frameworks, and which cells of a source page belong to which
+  (``#@tab``, ``:begin_tab:``).
+- ``save_marks``: d2lbook's ``#@save`` rule, which statements of a cell the library keeps.
+- ``extract``: ``make lib`` / ``make check-lib``, the ``#@save`` cells to ``d2l_lib/<framework>.py``.
+- ``derive``: ``make notebooks`` / ``make check-notebooks``, one runnable notebook per
+  page, language and framework under ``notebooks/``.
+- ``kernel``: the ``d2l-book`` Jupyter kernel every notebook run uses.
 - ``execute``: ``make outputs``, headless re-execution that stores the outputs.
 - ``nbval_figures``: a pytest plugin that makes nbval compare figures too.
 - ``translations``: ``make check-translations``, the editions against English.
+- ``book_pages``: the renderable copy of an edition, framework cells marked for tabs.
 - ``build``: ``make book``, every edition into ``_build/html``; ``theme/`` is the
-  Sphinx extension it loads (language switcher, local MathJax, Korean search).
+  Sphinx extension it loads (language switcher, framework tabs, local MathJax,
+  Korean search).
 """

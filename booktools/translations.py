@@ -4,7 +4,9 @@ For each edition under ``chapters/<lang>/`` other than English, each page that
 ``_toc.yml`` lists (notebook or ``.md`` page) is compared with its English
 original, cell by cell:
 
-- the cells: same number, order, kind, ``metadata.tags`` and ids;
+- the cells: same number, order, kind, ``metadata.tags``, ids and framework
+  marks (``#@tab``, ``:begin_tab:``; see ``booktools.frameworks``), so every
+  framework's cells are covered;
 - code cells: the same parsed code (comments and docstrings are free to differ),
   with ``#@save`` on the same statements, and the same stored outputs (only
   their kinds where nbval ignores them);
@@ -41,7 +43,8 @@ import nbformat
 import yaml
 
 from booktools.book import ROOT, SOURCE_LANGUAGE, editions, pages
-from booktools.extract import SAVE_MARK
+from booktools.frameworks import BEGIN_TAB, END_TAB, TAB_LINE, TabError, cell_frameworks
+from booktools.save_marks import SAVE_MARK, saved_statements
 
 GLOSSARY = Path("chapters") / "glossary.yml"
 
@@ -324,19 +327,6 @@ def normalized_code(source: str) -> str:
     return ast.unparse(tree)
 
 
-def saved_statements(source: str) -> list[str]:
-    """Return the first line of each top-level statement that carries a ``#@save`` mark."""
-    tree = ast.parse(source)
-    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    marks = {tok.start[0] for tok in tokens if tok.type == tokenize.COMMENT and SAVE_MARK.match(tok.string)}
-    saved = []
-    for node in tree.body:
-        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        if any(first <= line <= node.end_lineno for line in marks):
-            saved.append(ast.unparse(node).split("\n")[0])
-    return saved
-
-
 def code_prose(source: str) -> list[tuple[int, str]]:
     """Return (line number, sentence) for the comments and docstrings of a cell."""
     pieces: list[tuple[int, str]] = []
@@ -413,6 +403,19 @@ def _plain_outputs(cell: Cell) -> list[dict]:
     return result
 
 
+def compare_frameworks(english: Cell, translation: Cell) -> list[str]:
+    """Describe how a cell's framework marks (``#@tab``, ``:begin_tab:``) differ from English."""
+    def frameworks(cell: Cell) -> str:
+        try:
+            found = cell_frameworks({"cell_type": cell.kind, "source": cell.source, "id": cell.id})
+        except TabError as error:
+            return f"malformed ({error})"
+        return "shared" if found is None else ", ".join(sorted(found))
+
+    want, have = frameworks(english), frameworks(translation)
+    return [] if want == have else [f"framework marks differ from English: English {want}, translation {have}"]
+
+
 def compare_outputs(english: Cell, translation: Cell) -> list[str]:
     """Describe how the stored outputs of two code cells differ."""
     want, have = _plain_outputs(english), _plain_outputs(translation)
@@ -467,10 +470,18 @@ def compare_markdown(english: Cell, translation: Cell) -> list[str]:
     return [problem for what, a, b, ordered in checks if (problem := _difference(what, a, b, ordered))]
 
 
+def _blank_framework_marks(source: str) -> str:
+    """Blank the ``#@tab``/``:begin_tab:``/``:end_tab:`` lines (marks, not prose), keeping line numbers."""
+    lines = source.split("\n")
+    return "\n".join("" if TAB_LINE.match(line) or BEGIN_TAB.match(line) or line.strip() == END_TAB else line
+                     for line in lines)
+
+
 def check_english_left(english: Cell, translation: Cell, kept: set[str]) -> list[str]:
     """Report the sentences of a translated cell that are still English."""
     def prose(cell: Cell) -> list[tuple[int, str]]:
-        return segments(parse_markdown(cell.source).prose) if cell.kind == "markdown" else code_prose(cell.source)
+        source = _blank_framework_marks(cell.source)
+        return segments(parse_markdown(source).prose) if cell.kind == "markdown" else code_prose(source)
 
     originals = {sentence for _, sentence in prose(english)}
     problems = []
@@ -545,6 +556,8 @@ def compare_page(english_path: Path, translation_path: Path, terms: list[Term], 
             continue
         found = [] if english.tags == translation.tags else \
             [f"tags differ from English: English {list(english.tags)}, translation {list(translation.tags)}"]
+        if english.kind in ("code", "markdown"):
+            found += compare_frameworks(english, translation)
         if english.kind == "code":
             found += compare_code(english, translation) + compare_outputs(english, translation)
         elif english.kind == "markdown":
