@@ -53,8 +53,12 @@ check-translations: setup
 bench: setup
 	$(PY) benchmarks/attention.py
 
+## make lint: ruff (lint, and format --check), mypy (strict on booktools, default settings on d2l_lib)
 lint: setup
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy --strict booktools
+	$(PY) -m mypy d2l_lib
 
 pytest: setup
 	$(PY) -m pytest --nbval --nbval-kernel-name $(KERNEL)

@@ -1,17 +1,28 @@
-"""Where the book's notebooks live and in which order they are read.
+"""Where the book's pages live and in which order they are read.
 
-``_toc.yml`` names the English notebooks; every other edition mirrors the same
-files under ``chapters/<lang>/``.
+``_toc.yml`` names the English pages; every other edition mirrors the same files
+under ``chapters/<lang>/``. Which editions there are is ``_config.yml``'s
+``editions`` (``booktools.config``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
+from booktools import config
+from booktools.config import SOURCE_LANGUAGE
+
+__all__ = ["ROOT", "SOURCE_LANGUAGE", "editions", "notebooks", "pages", "relative", "toc_entries"]
+
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE_LANGUAGE = "en"
+
+
+def relative(path: Path, root: Path = ROOT) -> str:
+    """Return how messages and test ids name a file of the book: its path from ``root``, with ``/``."""
+    return path.relative_to(root).as_posix()
 
 
 def toc_entries(root: Path = ROOT) -> list[str]:
@@ -19,7 +30,7 @@ def toc_entries(root: Path = ROOT) -> list[str]:
     toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
     entries = [toc["root"]]
 
-    def walk(items: list[dict]) -> None:
+    def walk(items: list[dict[str, Any]]) -> None:
         for item in items:
             if "file" in item:
                 entries.append(item["file"])
@@ -58,7 +69,12 @@ def notebooks(language: str = SOURCE_LANGUAGE, root: Path = ROOT) -> list[Path]:
     """Return the notebooks of one edition, in book order."""
     return [path for path in pages(language, root) if path.suffix == ".ipynb"]
 
+
 def editions(root: Path = ROOT) -> list[str]:
-    """Return the language codes of the editions present, English first."""
-    found = sorted(p.name for p in (root / "chapters").iterdir() if p.is_dir() and len(p.name) == 2)
-    return sorted(found, key=lambda code: (code != SOURCE_LANGUAGE, code))
+    """Return the language codes of the editions present, English first (``booktools.config.editions``).
+
+    Raises:
+        booktools.schema.ConfigError: if ``_config.yml`` is invalid, or a folder under
+            ``chapters/`` is not listed under its ``editions``.
+    """
+    return config.editions(root)

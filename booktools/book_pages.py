@@ -23,22 +23,20 @@ from pathlib import Path
 
 import nbformat
 
-from booktools.frameworks import NAMES, cell_frameworks, groups, strip_marks
+from booktools.frameworks import NAMES, page_frameworks, strip_marks
 
 TAB_CLASS = "d2l-tab-{}"
 SHARED_FOLDERS = ("img",)
 
 
-def book_notebook(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def book_notebook(notebook: nbformat.NotebookNode, where: str = "page") -> nbformat.NotebookNode:
     """Return the renderable form of a source notebook (see the module docstring).
 
     Raises:
-        booktools.frameworks.TabError: if the framework marks are malformed.
+        booktools.frameworks.TabError: naming ``where`` and the cell, if the framework marks are malformed.
     """
-    groups(notebook.cells)  # validates the groups
     result = copy.deepcopy(notebook)
-    for cell in result.cells:
-        belongs = cell_frameworks(cell)
+    for cell, belongs in zip(result.cells, page_frameworks(notebook.cells, where)):
         if belongs is None:
             continue
         text = strip_marks(cell)
@@ -65,7 +63,7 @@ def write_edition_sources(source_dir: Path, target_root: Path, root: Path) -> Pa
     target.mkdir(parents=True)
     for path in sorted(source_dir.iterdir()):
         if path.suffix == ".ipynb":
-            notebook = book_notebook(nbformat.read(path, as_version=4))
+            notebook = book_notebook(nbformat.read(path, as_version=4), path.relative_to(root).as_posix())
             nbformat.write(notebook, target / path.name)
         elif path.is_file():
             shutil.copy2(path, target / path.name)

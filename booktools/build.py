@@ -39,15 +39,17 @@ import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jinja2
 import yaml
 
+from booktools import config as book_config
 from booktools.book import ROOT, SOURCE_LANGUAGE, editions, pages
-from booktools.book_pages import write_edition_sources
+from booktools.book_pages import SHARED_FOLDERS, write_edition_sources
+from booktools.config import Edition
 from booktools.derive import OUTPUT_DIR as NOTEBOOKS_DIR
 from booktools.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.frameworks import TabError
@@ -56,27 +58,30 @@ BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
 SOURCE_PREFIX = f"chapters/{SOURCE_LANGUAGE}/"
 TOC_PATH_KEYS = ("root", "file", "glob")
 LANDING_TEMPLATE = Path(__file__).resolve().parent / "theme" / "landing.html"
-# What a build reads; the test fixtures rebuild when any of it changes.
-INPUTS = ("_config.yml", "_toc.yml", "references.bib", "chapters", "img", "booktools/build.py",
-          "booktools/book.py", "booktools/book_pages.py", "booktools/frameworks.py", "booktools/theme")
+# What a build reads, besides the pages under chapters/: the settings, the folders every
+# edition shares (SHARED_FOLDERS: img/) and the tools. A scratch copy of the book needs
+# these; the site is rebuilt when any of INPUTS changes.
+SETTINGS = ("_config.yml", "_toc.yml", "references.bib")
+TOOLS = (
+    "booktools/build.py",
+    "booktools/book.py",
+    "booktools/book_pages.py",
+    "booktools/config.py",
+    "booktools/schema.py",
+    "booktools/frameworks.py",
+    "booktools/derive.py",
+    "booktools/theme",
+)
+INPUTS = (*SETTINGS, *SHARED_FOLDERS, book_config.CHAPTERS_DIR, *TOOLS)
 # Sphinx's warnings and errors, Jupyter Book's configuration warnings, tracebacks.
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 PROBLEM_LINE = re.compile(
-    r"\b(WARNING|ERROR|CRITICAL|SEVERE):|Validation errors|^Traceback|build finished with problems")
+    r"\b(WARNING|ERROR|CRITICAL|SEVERE):|Validation errors|^Traceback|build finished with problems"
+)
 
 
 class BuildError(Exception):
     """The configuration or an edition's files do not allow a build."""
-
-
-@dataclass(frozen=True)
-class Edition:
-    """One language edition of the book."""
-
-    code: str
-    name: str
-    title: str
-    config: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -105,20 +110,15 @@ def load_yaml(path: Path) -> dict[str, Any]:
 
 
 def configured_editions(config: dict[str, Any]) -> list[Edition]:
-    """Return the editions ``_config.yml`` lists, English first.
+    """Return the editions ``_config.yml`` (read as ``config``) lists, English first.
 
     Raises:
-        BuildError: if there is no ``editions`` mapping or English is not in it.
+        BuildError: if the settings booktools reads are invalid (``booktools.config``).
     """
-    entries = config.get("editions")
-    if not isinstance(entries, dict) or SOURCE_LANGUAGE not in entries:
-        raise BuildError(f"_config.yml: `editions` must map language codes, {SOURCE_LANGUAGE!r} among them")
-    found = [
-        Edition(code=code, name=entry.get("name", code), title=entry.get("title", config.get("title", "")),
-                config=dict(entry.get("config") or {}))
-        for code, entry in entries.items()
-    ]
-    return sorted(found, key=lambda edition: edition.code != SOURCE_LANGUAGE)
+    try:
+        return book_config.configured_editions(book_config.parse(config))
+    except book_config.ConfigError as error:
+        raise BuildError(str(error)) from error
 
 
 def editions_to_build(config: dict[str, Any], root: Path = ROOT) -> list[Edition]:
@@ -129,10 +129,10 @@ def editions_to_build(config: dict[str, Any], root: Path = ROOT) -> list[Edition
             or an edition lacks a page that ``_toc.yml`` names.
     """
     configured = {edition.code: edition for edition in configured_editions(config)}
-    present = editions(root)
-    unknown = [code for code in present if code not in configured]
-    if unknown:
-        raise BuildError(f"chapters/{unknown[0]}/ is not listed under `editions` in _config.yml")
+    try:
+        present = editions(root)
+    except book_config.ConfigError as error:
+        raise BuildError(str(error)) from error
     for code in present:
         try:
             pages(code, root)
@@ -144,7 +144,7 @@ def editions_to_build(config: dict[str, Any], root: Path = ROOT) -> list[Edition
 def _retarget(entry: str) -> str:
     if not entry.startswith(SOURCE_PREFIX):
         raise BuildError(f"_toc.yml entry {entry!r} is not under {SOURCE_PREFIX}")
-    return entry[len(SOURCE_PREFIX):]
+    return entry[len(SOURCE_PREFIX) :]
 
 
 def edition_toc(toc: Any) -> Any:
@@ -164,9 +164,7 @@ def edition_toc(toc: Any) -> Any:
     return toc
 
 
-def edition_config(
-    config: dict[str, Any], edition: Edition, built: list[Edition], root: Path = ROOT
-) -> dict[str, Any]:
+def edition_config(config: dict[str, Any], edition: Edition, built: list[Edition], root: Path = ROOT) -> dict[str, Any]:
     """Return the Jupyter Book configuration of ``edition``, derived from ``_config.yml``.
 
     ``built`` lists every edition of this build, for the language switcher.
@@ -181,8 +179,9 @@ def edition_config(
     book_path = repository.get("path_to_book") or ""
     # The Colab button opens the derived notebook of the default framework; the page's
     # script (theme/static/framework-colab.js) swaps in the framework the reader chose.
-    repository["path_to_book"] = posixpath.join(book_path, NOTEBOOKS_DIR, edition.code,
-                                                DEFAULT_FRAMEWORK.name).strip("/")
+    repository["path_to_book"] = posixpath.join(book_path, NOTEBOOKS_DIR, edition.code, DEFAULT_FRAMEWORK.name).strip(
+        "/"
+    )
 
     sphinx = derived.setdefault("sphinx", {})
     local = sphinx.get("local_extensions") or {}
@@ -208,24 +207,37 @@ def jupyter_book_command() -> str:
     return found
 
 
-def build_edition(edition: Edition, config: dict[str, Any], toc: dict[str, Any], built: list[Edition],
-                  root: Path = ROOT) -> EditionResult:
+def build_edition(
+    edition: Edition, config: dict[str, Any], toc: dict[str, Any], built: list[Edition], root: Path = ROOT
+) -> EditionResult:
     """Build one edition from scratch into ``_build/editions/<code>/_build/html``."""
     work = root / "_build" / "editions" / edition.code
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     config_file, toc_file, log = work / "_config.yml", work / "_toc.yml", work / "build.log"
     header = "# Derived by booktools.build from the top-level file; do not edit.\n"
-    config_file.write_text(header + yaml.safe_dump(edition_config(config, edition, built, root),
-                                                   allow_unicode=True, sort_keys=False), encoding="utf-8")
+    config_file.write_text(
+        header + yaml.safe_dump(edition_config(config, edition, built, root), allow_unicode=True, sort_keys=False),
+        encoding="utf-8",
+    )
     toc_file.write_text(header + yaml.safe_dump(edition_toc(toc), sort_keys=False), encoding="utf-8")
     try:
         source = write_edition_sources(root / "chapters" / edition.code, work / "src", root)
     except TabError as error:
         log.write_text(f"ERROR: {error}\n", encoding="utf-8")
         return EditionResult(edition, 1, log, [f"ERROR: {error}"])
-    command = [jupyter_book_command(), "build", str(source), "--path-output", str(work),
-               "--config", str(config_file), "--toc", str(toc_file), *BUILD_FLAGS]
+    command = [
+        jupyter_book_command(),
+        "build",
+        str(source),
+        "--path-output",
+        str(work),
+        "--config",
+        str(config_file),
+        "--toc",
+        str(toc_file),
+        *BUILD_FLAGS,
+    ]
     with log.open("w", encoding="utf-8") as output:
         process = subprocess.run(command, cwd=root, stdout=output, stderr=subprocess.STDOUT, check=False)
     text = ANSI_ESCAPE.sub("", log.read_text(encoding="utf-8", errors="replace"))
@@ -237,8 +249,9 @@ def write_landing(built: list[Edition], config: dict[str, Any], toc: dict[str, A
     """Write ``site/index.html``, linking the root page of every edition."""
     root_page = edition_toc(toc)["root"]
     template = jinja2.Template(LANDING_TEMPLATE.read_text(encoding="utf-8"), autoescape=True)
-    html = template.render(title=config.get("title", ""), editions=built, root_page=f"{root_page}.html",
-                           language=SOURCE_LANGUAGE)
+    html = template.render(
+        title=config.get("title", ""), editions=built, root_page=f"{root_page}.html", language=SOURCE_LANGUAGE
+    )
     landing = site / "index.html"
     landing.write_text(html, encoding="utf-8")
     # GitHub Pages serves folders starting with "_" (Sphinx's _static) only without Jekyll.
@@ -263,8 +276,10 @@ def inputs_digest(root: Path = ROOT) -> str:
 def is_current(root: Path = ROOT) -> bool:
     """Whether ``_build/html`` was built, successfully, from the files as they are now."""
     stamp = stamp_path(root)
-    return (site_dir(root) / "index.html").exists() and stamp.exists() and (
-        stamp.read_text(encoding="utf-8").strip() == inputs_digest(root)
+    return (
+        (site_dir(root) / "index.html").exists()
+        and stamp.exists()
+        and (stamp.read_text(encoding="utf-8").strip() == inputs_digest(root))
     )
 
 
@@ -282,8 +297,10 @@ def build(root: Path = ROOT) -> int:
     shutil.rmtree(site, ignore_errors=True)
     stamp_path(root).unlink(missing_ok=True)
     site.mkdir(parents=True)
-    print(f"building {', '.join(edition.code for edition in built)} "
-          f"with jupyter-book build {' '.join(BUILD_FLAGS)}", flush=True)
+    print(
+        f"building {', '.join(edition.code for edition in built)} with jupyter-book build {' '.join(BUILD_FLAGS)}",
+        flush=True,
+    )
     with ThreadPoolExecutor(max_workers=min(len(built), os.cpu_count() or 1)) as pool:
         results = list(pool.map(lambda edition: build_edition(edition, config, toc, built, root), built))
     failed = False

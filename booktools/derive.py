@@ -23,10 +23,10 @@ import sys
 from pathlib import Path
 
 import nbformat
-import yaml
 
 from booktools.book import ROOT, editions, notebooks
-from booktools.frameworks import FRAMEWORKS, Framework, cell_frameworks, groups, strip_marks
+from booktools.config import load_config
+from booktools.frameworks import FRAMEWORKS, Framework, page_frameworks, strip_marks
 
 OUTPUT_DIR = "notebooks"
 INSTALL_CELL_ID = "install"
@@ -56,11 +56,9 @@ def library_version(root: Path = ROOT) -> str:
 
 def install_cell(framework: Framework, root: Path = ROOT) -> nbformat.NotebookNode:
     """Return the first cell of a derived notebook: install ``d2l_lib[<extra>]`` if missing."""
-    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
-    url = config["repository"]["url"].rstrip("/")
-    source = INSTALL_CELL.format(label=framework.label, url=url, version=library_version(root),
-                                 extra=framework.extra)
-    cell = nbformat.v4.new_code_cell(source)
+    url = load_config(root).repository.url.rstrip("/")
+    source = INSTALL_CELL.format(label=framework.label, url=url, version=library_version(root), extra=framework.extra)
+    cell: nbformat.NotebookNode = nbformat.v4.new_code_cell(source)
     cell["id"] = INSTALL_CELL_ID
     return cell
 
@@ -78,10 +76,9 @@ def derive(source: Path, framework: Framework, root: Path = ROOT) -> nbformat.No
         booktools.frameworks.TabError: if the source's framework marks are malformed.
     """
     notebook = nbformat.read(source, as_version=4)
-    groups(notebook.cells)  # validates the groups
+    marks = page_frameworks(notebook.cells, source.relative_to(root).as_posix())
     cells = [install_cell(framework, root)]
-    for cell in notebook.cells:
-        belongs = cell_frameworks(cell)
+    for cell, belongs in zip(notebook.cells, marks):
         if belongs is not None and framework.name not in belongs:
             continue
         kept = copy.deepcopy(cell)
@@ -90,7 +87,7 @@ def derive(source: Path, framework: Framework, root: Path = ROOT) -> nbformat.No
     code_cells = [cell for cell in cells if cell.cell_type == "code"]
     for count, cell in enumerate(code_cells, start=1):  # as one run from the top numbers them
         cell.execution_count = count
-    derived = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(notebook.metadata))
+    derived: nbformat.NotebookNode = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(notebook.metadata))
     derived.nbformat_minor = notebook.nbformat_minor
     derived.metadata["d2l"] = {
         "generated_from": source.relative_to(root).as_posix(),
@@ -102,7 +99,8 @@ def derive(source: Path, framework: Framework, root: Path = ROOT) -> nbformat.No
 
 def render(notebook: nbformat.NotebookNode) -> str:
     """Return a notebook as ``nbformat.write`` stores it."""
-    return nbformat.writes(notebook) + "\n"
+    text: str = nbformat.writes(notebook)
+    return text + "\n"
 
 
 def expected_files(root: Path = ROOT) -> dict[Path, str]:
@@ -159,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{OUTPUT_DIR}/ matches the source pages")
             return 0
         written = write()
-    except ValueError as error:
+    except ValueError as error:  # TabError, ConfigError, a page _toc.yml names missing
         print(f"make notebooks: {error}", file=sys.stderr)
         return 2
     print(f"wrote {len(written)} notebooks under {OUTPUT_DIR}/")

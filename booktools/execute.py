@@ -22,6 +22,7 @@ import copy
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
@@ -55,7 +56,7 @@ def run(notebook: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookNode:
     return notebook
 
 
-def execute_framework(source: Path, framework: Framework) -> dict[str, list]:
+def execute_framework(source: Path, framework: Framework) -> dict[str, list[Any]]:
     """Run the derived notebook of ``source`` for ``framework``; return the outputs by cell id."""
     notebook = derive.derive(source, framework)
     for cell in notebook.cells:
@@ -65,7 +66,7 @@ def execute_framework(source: Path, framework: Framework) -> dict[str, list]:
     return {cell["id"]: cell.outputs for cell in notebook.cells if cell.cell_type == "code"}
 
 
-def merge_outputs(source: Path, outputs: dict[str, dict[str, list]]) -> None:
+def merge_outputs(source: Path, outputs: dict[str, dict[str, list[Any]]]) -> None:
     """Store each framework's outputs in the source page's cells, by cell id.
 
     Raises:
@@ -75,12 +76,14 @@ def merge_outputs(source: Path, outputs: dict[str, dict[str, list]]) -> None:
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
-        found = [(name, outputs[name][cell.id]) for name in outputs if name in cell_frameworks(cell)]
+        found = [(name, outputs[name][cell.id]) for name in outputs if name in (cell_frameworks(cell) or ())]
         first_name, first = found[0]
         for name, other in found[1:]:
             if other != first:
-                raise OutputConflict(f"{source.relative_to(ROOT)}, cell {cell.id}: a cell shared by {first_name} "
-                                     f"and {name} gives different outputs in them")
+                raise OutputConflict(
+                    f"{source.relative_to(ROOT)}, cell {cell.id}: a cell shared by {first_name} "
+                    f"and {name} gives different outputs in them"
+                )
         cell.outputs = copy.deepcopy(first)
         cell.execution_count = None  # the derived notebooks number their own cells
         cell.metadata.pop("execution", None)

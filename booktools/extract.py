@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 
 from booktools.book import ROOT, notebooks
-from booktools.frameworks import FRAMEWORKS, Framework, cell_frameworks
+from booktools.frameworks import FRAMEWORKS, Framework, page_frameworks
 from booktools.save_marks import ExtractionError, SavedBlock, Section, blocks_of_cell
 
 LIBRARY_DIR = "d2l_lib"
@@ -58,8 +58,10 @@ def library_path(framework: Framework, root: Path = ROOT) -> Path:
 
 def header(block: SavedBlock) -> str:
     """Return the provenance header of a cell's blocks: notebook, cell id, section and label."""
-    return (f"{BLOCK_HEADER}{block.notebook}, cell {block.cell_id}\n"
-            f"# ---- section: {block.section.title} ({block.section.label})\n")
+    return (
+        f"{BLOCK_HEADER}{block.notebook}, cell {block.cell_id}\n"
+        f"# ---- section: {block.section.title} ({block.section.label})\n"
+    )
 
 
 def blocks_of_notebook(path: Path, framework: Framework, root: Path = ROOT) -> list[SavedBlock]:
@@ -72,7 +74,7 @@ def blocks_of_notebook(path: Path, framework: Framework, root: Path = ROOT) -> l
     notebook = nbformat.read(path, as_version=4)
     headings: list[tuple[int, str, str | None]] = []  # (level, title, label) of the open headings
     blocks = []
-    for cell in notebook.cells:
+    for cell, belongs in zip(notebook.cells, page_frameworks(notebook.cells, relative)):
         if cell.cell_type == "markdown":
             pending = None
             for line in cell.source.splitlines():
@@ -84,10 +86,9 @@ def blocks_of_notebook(path: Path, framework: Framework, root: Path = ROOT) -> l
                     pending = None
                 elif line.strip():
                     pending = None
-        elif cell.cell_type == "code" and framework.name in (cell_frameworks(cell) or ()):
+        elif cell.cell_type == "code" and framework.name in (belongs or ()):
             labels = [label for _, _, label in headings if label]
-            section = Section(title=headings[-1][1] if headings else relative,
-                              label=labels[-1] if labels else relative)
+            section = Section(title=headings[-1][1] if headings else relative, label=labels[-1] if labels else relative)
             blocks += blocks_of_cell(cell.source, relative, cell.get("id", "?"), section)
     return blocks
 
@@ -143,12 +144,19 @@ def _is_definition(block: SavedBlock) -> bool:
 
 
 def _import_section(import_lines: list[str]) -> str:
-    """Standard-library imports first, then the others, each group in book order."""
+    """Standard-library imports first, then the others; in each group as isort (and ruff) order them:
+    ``import x`` lines before ``from x import y`` lines, each by module name."""
+
     def is_stdlib(line: str) -> bool:
         return line.split()[1].split(".")[0] in sys.stdlib_module_names
 
-    groups = [[line for line in import_lines if is_stdlib(line)],
-              [line for line in import_lines if not is_stdlib(line)]]
+    def isort_key(line: str) -> tuple[bool, str]:
+        return line.startswith("from "), line.split()[1].lower()
+
+    groups = [
+        sorted((line for line in import_lines if is_stdlib(line)), key=isort_key),
+        sorted((line for line in import_lines if not is_stdlib(line)), key=isort_key),
+    ]
     return "\n\n".join("\n".join(group) for group in groups if group)
 
 
@@ -185,7 +193,7 @@ def _definitions(text: str) -> dict[str, _Definition]:
                 section = lines[number] if number < len(lines) else ""
                 origin = header_at[number].removeprefix(BLOCK_HEADER) + section.replace("# ---- section:", ";")
                 break
-        code = "\n".join(lines[first - 1:node.end_lineno])
+        code = "\n".join(lines[first - 1 : node.end_lineno])
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             previous = found.get(IMPORTS, _Definition("", "imports"))
             found[IMPORTS] = _Definition(previous.code + code + "\n", "imports")
@@ -214,8 +222,9 @@ def differences(expected: str, actual: str, module: str = "d2l_lib/torch.py") ->
         if name not in have:
             problems.append(f"{name!r} from {definition.origin} is missing from {module}")
         elif have[name].code != definition.code:
-            diff = difflib.unified_diff(definition.code.splitlines(), have[name].code.splitlines(),
-                                        "notebook", module, lineterm="", n=1)
+            diff = difflib.unified_diff(
+                definition.code.splitlines(), have[name].code.splitlines(), "notebook", module, lineterm="", n=1
+            )
             problems.append(f"{name!r} from {definition.origin} differs:\n" + "\n".join(diff))
     for name, definition in have.items():
         if name not in want:

@@ -78,8 +78,10 @@ def cell_frameworks(cell: Any) -> frozenset[str] | None:
     if cell["cell_type"] == "code":
         match = TAB_LINE.match(first)
         if not match:
-            raise TabError(f"{_where(cell)}: a code cell must start with `#@tab <framework>` "
-                           f"({', '.join(NAMES)} or {ALL}), got {first!r}")
+            raise TabError(
+                f"{_where(cell)}: a code cell must start with `#@tab <framework>` "
+                f"({', '.join(NAMES)} or {ALL}), got {first!r}"
+            )
         names = [name.strip() for name in match["names"].split(",") if name.strip()]
         if names == [ALL]:
             return frozenset(NAMES)
@@ -146,3 +148,16 @@ def groups(cells: list[Any]) -> list[list[int]]:
         if missing:
             raise TabError(f"{first}: the tab group starting here has no cell for {', '.join(missing)}")
     return found
+
+
+def page_frameworks(cells: list[Any], where: str) -> list[frozenset[str] | None]:
+    """Validate a page's marks and tab groups; return each cell's frameworks (see ``cell_frameworks``).
+
+    Raises:
+        TabError: naming ``where`` (the page) and the cell.
+    """
+    try:
+        groups(cells)
+        return [cell_frameworks(cell) for cell in cells]
+    except TabError as error:
+        raise TabError(f"{where}, {error}") from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 NAME = "d2l-book"
 DISPLAY_NAME = "Python 3 (d2l book)"
@@ -22,7 +23,7 @@ ENV = {
 }
 
 
-def spec(python: str = sys.executable) -> dict:
+def spec(python: str = sys.executable) -> dict[str, Any]:
     """Return the kernel spec (``kernel.json``) for the Python at ``python``."""
     return {
         "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],

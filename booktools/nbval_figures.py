@@ -8,15 +8,26 @@ compared with the stored one by :func:`matplotlib.testing.compare.compare_images
 stored, fresh and difference images are written under ``_build/nbval-figures/``.
 
 Enabled with ``-p booktools.nbval_figures`` (see ``pyproject.toml``).
+
+nbval 0.11 has no hook for this: its pytest plugin declares no hook specifications,
+``--nbval-sanitize-with`` only rewrites text, and ``--nbdime`` compares images byte
+for byte. So this plugin replaces the method ``nbval.plugin.IPyNbCell.compare_outputs``,
+and first checks that the method is there with the signature it was written
+for (:data:`EXPECTED_SIGNATURE`): if an nbval upgrade changes it, the test run
+stops at once with a message saying so, rather than comparing figures no more.
 """
 
 from __future__ import annotations
 
 import base64
+import inspect
 import re
-from collections.abc import Iterable
+import typing
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from matplotlib.testing.compare import compare_images
 from matplotlib.testing.exceptions import ImageComparisonFailure
 
@@ -25,9 +36,18 @@ from booktools.book import ROOT
 TOLERANCE = 2.0
 ARTIFACTS = ROOT / "_build" / "nbval-figures"
 PNG = "image/png"
+EXPECTED_SIGNATURE = "(self, test, ref, skip_compare=None)"
+# What the replacement uses of a cell besides the method: nbval 0.11's attributes.
+CELL_ATTRIBUTES = ("comparison_traceback", "fspath", "name")
+
+CompareOutputs = Callable[[Any, list[dict[str, Any]], list[dict[str, Any]], Any], bool]
 
 
-def _pngs(outputs: Iterable[dict]) -> list[str]:
+class NbvalChanged(RuntimeError):
+    """nbval's output comparison is not what this plugin was written for."""
+
+
+def _pngs(outputs: Iterable[dict[str, Any]]) -> list[str]:
     return [output["data"][PNG] for output in outputs if PNG in output.get("data", {})]
 
 
@@ -60,22 +80,63 @@ def compare_pngs(stored: list[str], fresh: list[str], name: str, tolerance: floa
     return problems
 
 
-def pytest_configure(config) -> None:
-    from nbval.plugin import IPyNbCell
+def original_compare_outputs(cell_class: Any) -> CompareOutputs:
+    """Return nbval's ``compare_outputs`` of ``cell_class``, checking it is the one this plugin wraps.
 
-    if getattr(IPyNbCell.compare_outputs, "compares_figures", False):
-        return
-    original = IPyNbCell.compare_outputs
+    Raises:
+        NbvalChanged: if the method is missing or its signature is not :data:`EXPECTED_SIGNATURE`.
+    """
+    import nbval
 
-    def compare_outputs(self, test, ref, skip_compare=None):
-        same = original(self, test, ref, skip_compare)
-        if not same:
+    version = getattr(nbval, "__version__", "?")
+    advice = (
+        f"booktools.nbval_figures was written for nbval 0.11's IPyNbCell.compare_outputs"
+        f"{EXPECTED_SIGNATURE}; without it nbval would stop comparing figures. Pin nbval==0.11.0 "
+        "(requirements.txt) or update booktools/nbval_figures.py for the new nbval"
+    )
+    method = getattr(cell_class, "compare_outputs", None)
+    if not callable(method):
+        raise NbvalChanged(
+            f"nbval {version}: {getattr(cell_class, '__name__', cell_class)} has no method compare_outputs. {advice}."
+        )
+    found = str(inspect.signature(method))
+    if found != EXPECTED_SIGNATURE:
+        raise NbvalChanged(f"nbval {version}: IPyNbCell.compare_outputs{found} has changed. {advice}.")
+    return typing.cast(CompareOutputs, method)
+
+
+def figure_comparing(original: CompareOutputs) -> CompareOutputs:
+    """Return ``original`` followed by the comparison of the cell's figures."""
+
+    def compare_outputs(
+        self: Any, test: list[dict[str, Any]], ref: list[dict[str, Any]], skip_compare: Any = None
+    ) -> bool:
+        if not original(self, test, ref, skip_compare):
             return False
-        problems = compare_pngs(_pngs(ref), _pngs(test), f"{Path(self.fspath).stem}-{self.name}")
+        missing = [name for name in CELL_ATTRIBUTES if not hasattr(self, name)]
+        if missing:
+            raise NbvalChanged(
+                f"nbval's cells no longer have {', '.join(missing)}; "
+                "update booktools/nbval_figures.py for the new nbval"
+            )
+        problems = compare_pngs(_pngs(ref), _pngs(test), f"{Path(str(self.fspath)).stem}-{self.name}")
         if problems:
             self.comparison_traceback.extend(problems)
             return False
         return True
 
-    compare_outputs.compares_figures = True
-    IPyNbCell.compare_outputs = compare_outputs
+    setattr(compare_outputs, "compares_figures", True)  # noqa: B010 - an attribute functions do not declare
+    return compare_outputs
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Replace nbval's output comparison by one that compares figures too (once per process)."""
+    from nbval.plugin import IPyNbCell
+
+    if getattr(getattr(IPyNbCell, "compare_outputs", None), "compares_figures", False):
+        return
+    try:
+        original = original_compare_outputs(IPyNbCell)
+    except NbvalChanged as error:  # a usage error: pytest prints the message, not a traceback
+        raise pytest.UsageError(str(error)) from error
+    IPyNbCell.compare_outputs = figure_comparing(original)

@@ -64,7 +64,12 @@ def _bound_names(node: ast.stmt) -> tuple[str, ...]:
         return (node.name,)
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return tuple((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        targets = [node.target]
+    else:
+        return ()
     return tuple(name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name))
 
 
@@ -72,7 +77,8 @@ def _statement_for_mark(module: ast.Module, line: int, where: str) -> tuple[int,
     """Return (first line, last line, node) of the statement a mark on ``line`` saves."""
     for node in module.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        if not first <= line <= node.end_lineno:
+        last = node.end_lineno or node.lineno  # always set by ast.parse
+        if not first <= line <= last:
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if line > node.lineno:
@@ -80,9 +86,9 @@ def _statement_for_mark(module: ast.Module, line: int, where: str) -> tuple[int,
                     f"{where}, line {line}: #@save inside the body of {node.name!r}; "
                     "put it on the def/class line or a decorator to save the whole definition"
                 )
-            return first, node.end_lineno, node
+            return first, last, node
         if isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)):
-            return first, node.end_lineno, node
+            return first, last, node
         raise ExtractionError(
             f"{where}, line {line}: #@save marks a {type(node).__name__} statement; "
             "only def/class definitions, imports and assignments can be saved"
@@ -91,8 +97,10 @@ def _statement_for_mark(module: ast.Module, line: int, where: str) -> tuple[int,
 
 
 def _strip_marks(code: str) -> str:
-    lines = [SAVE_MARK.split(line, maxsplit=1)[0].rstrip() if SAVE_MARK.search(line) else line.rstrip()
-             for line in code.splitlines()]
+    lines = [
+        SAVE_MARK.split(line, maxsplit=1)[0].rstrip() if SAVE_MARK.search(line) else line.rstrip()
+        for line in code.splitlines()
+    ]
     return "\n".join(lines)
 
 
@@ -124,7 +132,7 @@ def blocks_of_cell(source: str, notebook: str, cell_id: str, section: Section) -
             cell_id=cell_id,
             section=section,
             names=_bound_names(node),
-            code=_strip_marks("\n".join(lines[first - 1:last])),
+            code=_strip_marks("\n".join(lines[first - 1 : last])),
             is_import=isinstance(node, (ast.Import, ast.ImportFrom)),
         )
         for first, last, node in _marked_statements(source, f"{notebook}, cell {cell_id}")

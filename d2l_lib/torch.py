@@ -141,6 +141,40 @@ def _valid_lens_per_query(X: torch.Tensor, valid_lens) -> torch.Tensor | None:
 
 # ---- from chapters/en/attention-scoring-functions.ipynb, cell masked-softmax
 # ---- section: Masked Softmax Operation (sec_attention-scoring-functions)
+def _masked_softmax(X: torch.Tensor, valid_lens, overwrite: bool) -> torch.Tensor:
+    """``masked_softmax``, allowed to write into ``X`` when ``overwrite`` is True.
+
+    Attention layers pass ``overwrite=True`` for the scores they have just computed: no
+    caller ever sees that tensor, so it can be masked in place and the weights written
+    over it, instead of allocating new tensors of the same size.
+    """
+    lens = _valid_lens_per_query(X, valid_lens)
+    if lens is None:
+        padding = None
+    else:
+        # padding[b, i, j] is True where key j lies past the valid length. With one length per
+        # example it has shape (batch size, 1, no. of keys) and broadcasts over the queries.
+        padding = torch.arange(X.shape[-1], device=X.device) >= lens
+        lowest = torch.finfo(X.dtype).min  # the most negative finite score X's dtype can hold
+        # Fill the padding in place if we may, else in a copy that torch.where makes in one pass.
+        X = X.masked_fill_(padding, lowest) if overwrite else torch.where(padding, lowest, X)
+    if X.requires_grad or (padding is None and not overwrite):
+        weights = nn.functional.softmax(X, dim=-1)  # new: autograd keeps it for the backward pass
+    else:
+        weights = torch.softmax(X, dim=-1, out=X)  # X is our own tensor: overwrite it
+    if padding is None:
+        return weights
+    # exp(lowest - row maximum) underflows to exactly 0, so the padding has no weight already,
+    # except in a row of length 0 or one whose valid scores are all -inf (or include NaN or
+    # +inf). The last key is padding in every row that has padding: its weights tell whether
+    # there is such a row. (A tensor on the meta device has no values to look at.)
+    if not X.is_meta and not ((weights[..., -1:] != 0) & padding[..., -1:]).any():
+        return weights
+    if weights.requires_grad:  # autograd needs softmax's output unchanged
+        return torch.where(padding, 0.0, weights)
+    return weights.masked_fill_(padding, 0.0)
+
+
 def masked_softmax(X: torch.Tensor, valid_lens: torch.Tensor | None) -> torch.Tensor:
     """Softmax over the last axis of ``X`` that gives no weight to keys past the valid length.
 
@@ -153,18 +187,7 @@ def masked_softmax(X: torch.Tensor, valid_lens: torch.Tensor | None) -> torch.Te
     Returns:
         Attention weights with the shape and dtype of ``X``; ``X`` is not modified.
     """
-    lens = _valid_lens_per_query(X, valid_lens)
-    if lens is None:
-        return nn.functional.softmax(X, dim=-1)
-    # padding[b, i, j] is True where key j lies past the valid length. With one length per
-    # example it has shape (batch size, 1, no. of keys) and broadcasts over the queries.
-    padding = torch.arange(X.shape[-1], device=X.device) >= lens
-    lowest = torch.finfo(X.dtype).min  # the most negative finite score X's dtype can hold
-    # torch.where builds a new tensor in one pass; X itself is never written to.
-    weights = nn.functional.softmax(torch.where(padding, lowest, X), dim=-1)
-    if weights.requires_grad:  # autograd needs softmax's output unchanged
-        return torch.where(padding, 0.0, weights)
-    return weights.masked_fill_(padding, 0.0)  # a tensor of our own: zero it in place
+    return _masked_softmax(X, valid_lens, overwrite=False)
 
 
 # ---- from chapters/en/attention-scoring-functions.ipynb, cell attention-inputs-helper
@@ -207,10 +230,11 @@ class DotProductAttention(nn.Module):
                 valid_lens: torch.Tensor | None = None) -> torch.Tensor:
         _check_attention_inputs(queries, keys, values, same_length=True)
         d = queries.shape[-1]
-        # Swap the last two axes of keys: (batch, d, pairs), so bmm gives (batch, queries, pairs).
-        # div_ scales bmm's new tensor in place rather than allocating another one.
-        scores = torch.bmm(queries, keys.transpose(1, 2)).div_(math.sqrt(d))
-        self.attention_weights = masked_softmax(scores, valid_lens)
+        # Scale the queries (n x d numbers) rather than the scores (n x m). Swap the last two
+        # axes of keys: (batch, d, pairs), so bmm gives (batch, queries, pairs).
+        scores = torch.bmm(queries / math.sqrt(d), keys.transpose(1, 2))
+        # No caller sees these scores, so the masked softmax may overwrite them.
+        self.attention_weights = _masked_softmax(scores, valid_lens, overwrite=True)
         return torch.bmm(self.dropout(self.attention_weights), values)
 
 
@@ -235,11 +259,12 @@ class AdditiveAttention(nn.Module):
                 valid_lens: torch.Tensor | None = None) -> torch.Tensor:
         _check_attention_inputs(queries, keys, values, same_length=False)
         queries, keys = self.W_q(queries), self.W_k(keys)
-        # (batch, queries, 1, h) + (batch, 1, pairs, h) -> (batch, queries, pairs, h)
-        features = torch.tanh(queries.unsqueeze(2) + keys.unsqueeze(1))
+        # (batch, queries, 1, h) + (batch, 1, pairs, h) -> (batch, queries, pairs, h): a new
+        # tensor, the layer's largest, which tanh_ overwrites rather than allocating another.
+        features = (queries.unsqueeze(2) + keys.unsqueeze(1)).tanh_()
         # w_v maps each h-vector to one score; drop the last axis of size 1.
         scores = self.w_v(features).squeeze(-1)
-        self.attention_weights = masked_softmax(scores, valid_lens)
+        self.attention_weights = _masked_softmax(scores, valid_lens, overwrite=True)
         return torch.bmm(self.dropout(self.attention_weights), values)
 
 

@@ -104,17 +104,13 @@ def _is_thebe_asset(asset: Any) -> bool:
     return filename.endswith(THEBE_ASSETS) or "THEBE_JS_URL" in body
 
 
-def translate_search_box(
-    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
-) -> None:
+def translate_search_box(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     """Set the search box text in the edition's language, unless ``_config.yml`` sets one."""
     if app.builder.format == "html" and "search_bar_text" not in app.config.html_theme_options:
         context["theme_search_bar_text"] = search_text()
 
 
-def update_page_context(
-    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
-) -> None:
+def update_page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     """Give the templates the switcher links; drop the unused Thebe assets."""
     if app.builder.format != "html":
         return

@@ -33,7 +33,7 @@ def frameworks_of(node: nodes.Node) -> list[str]:
     """Return the frameworks a node is marked for (empty for an unmarked node)."""
     if not isinstance(node, nodes.Element):
         return []
-    classes = node.get("classes", [])
+    classes: list[str] = node.get("classes", [])
     return [f.name for f in FRAMEWORKS if any(f"{prefix}{f.name}" in classes for prefix in CLASS_PREFIXES)]
 
 
@@ -66,7 +66,7 @@ class FrameworkTabs(SphinxTransform):
             runs: list[list[nodes.Element]] = []
             current: list[nodes.Element] = []
             for child in parent.children:
-                if frameworks_of(child):
+                if isinstance(child, nodes.Element) and frameworks_of(child):
                     current.append(child)
                     continue
                 if current:

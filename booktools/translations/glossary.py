@@ -1,0 +1,113 @@
+"""The translation glossary ``chapters/glossary.yml``: its schema, and its rules for one language.
+
+The file maps each concept to how English prose names it (``en``, a regular
+expression) and, for each edition's language code, the term chosen and the
+variants banned. It is validated on load against the schema below
+(``booktools.schema``): a misspelt key, a value of the wrong type, a bad pattern
+or a language that is not an edition fails with the file, the key and what was
+expected. A new rule is a new field: one line in :class:`LanguageRule` (per
+concept and language) or in :class:`Glossary` (for the whole file).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from booktools.book import ROOT
+from booktools.config import SOURCE_LANGUAGE, configured_editions, load_config
+from booktools.schema import ConfigError, load
+
+GLOSSARY = Path("chapters") / "glossary.yml"
+FLAGS = re.IGNORECASE | re.MULTILINE
+
+
+class GlossaryError(ConfigError):
+    """``chapters/glossary.yml`` does not have the documented format."""
+
+
+def _pattern(text: str) -> str:
+    try:
+        re.compile(text, FLAGS)
+    except re.error as error:
+        raise ValueError(f"expected a regular expression: {error}") from error
+    return text
+
+
+@dataclass(frozen=True)
+class LanguageRule:
+    """A concept in one language (``id:``, ``ko:``)."""
+
+    term: str  # the chosen term, required in a cell whose English names the concept
+    banned: tuple[str, ...] = ()  # variants that must not appear anywhere in the edition
+    note: str = ""  # guidance for translators; not checked
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One concept: how English names it, and its rule in each other language."""
+
+    en: str = field(metadata={"check": _pattern})
+    languages: dict[str, LanguageRule] = field(default_factory=dict, metadata={"rest": True})
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """The whole file."""
+
+    concepts: dict[str, Concept]
+
+
+@dataclass(frozen=True)
+class Term:
+    """The glossary's rule for one concept in one language, ready to apply."""
+
+    concept: str
+    english: re.Pattern[str]
+    term: str
+    banned: tuple[str, ...]
+
+
+def load_glossary(root: Path = ROOT) -> Glossary:
+    """Read and validate ``chapters/glossary.yml``; each language must be an edition of ``_config.yml``.
+
+    Raises:
+        GlossaryError: naming the file, the key and what was expected.
+    """
+    file = GLOSSARY.as_posix()
+    try:
+        glossary = load(root / GLOSSARY, Glossary, file)
+        languages = [
+            edition.code for edition in configured_editions(load_config(root)) if edition.code != SOURCE_LANGUAGE
+        ]
+    except ConfigError as error:
+        raise GlossaryError(error.file, error.key, error.problem) from error
+    for name, concept in glossary.concepts.items():
+        where = f"concepts.{name}" if re.fullmatch(r"[\w-]+", name) else f"concepts.{name!r}"
+        for code in concept.languages:
+            if code not in languages:
+                raise GlossaryError(
+                    file,
+                    where,
+                    f"unknown key {code!r}; expected {SOURCE_LANGUAGE} "
+                    f"or an edition's language code ({', '.join(languages)})",
+                )
+        for code in languages:
+            if code not in concept.languages:
+                raise GlossaryError(
+                    file, where, f"missing key {code!r} (the concept in that edition: {{term: ..., banned: [...]}})"
+                )
+    return glossary
+
+
+def read_glossary(language: str, root: Path = ROOT) -> list[Term]:
+    """Return the glossary's terms for ``language``.
+
+    Raises:
+        GlossaryError: if the file does not match its schema (see :func:`load_glossary`).
+    """
+    return [
+        Term(name, re.compile(concept.en, FLAGS), concept.languages[language].term, concept.languages[language].banned)
+        for name, concept in load_glossary(root).concepts.items()
+    ]

@@ -1,0 +1,227 @@
+"""Configuration is validated on load (booktools.schema): a misspelt key or a wrong type fails with a
+message naming the file, the key and what was expected. Covers chapters/glossary.yml, the editions and
+the other keys of _config.yml that booktools reads, and the one place each fact lives."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from booktools import build, config
+from booktools.book import editions
+from booktools.schema import ConfigError, validate
+from booktools.translations.check import main as check_translations
+from booktools.translations.glossary import GlossaryError, load_glossary, read_glossary
+
+GLOSSARY = "chapters/glossary.yml"
+
+
+@pytest.fixture
+def book(tmp_path: Path, root: Path) -> Path:
+    """A scratch copy of the configuration files and the chapters."""
+    shutil.copytree(root / "chapters", tmp_path / "chapters", ignore=shutil.ignore_patterns("*.lock"))
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy(root / name, tmp_path / name)
+    return tmp_path
+
+
+def edit_yaml(path: Path, change) -> None:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+
+
+def error_of(call) -> ConfigError:
+    with pytest.raises(ConfigError) as raised:
+        call()
+    return raised.value
+
+
+# ---- chapters/glossary.yml ---------------------------------------------------------------------
+
+
+def test_the_real_glossary_and_config_load(root: Path) -> None:
+    glossary = load_glossary(root)
+    assert "attention" in glossary.concepts
+    assert {term.concept for term in read_glossary("ko", root)} == set(glossary.concepts)
+    assert editions(root)[0] == "en"
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "words"),
+    [
+        (
+            lambda g: g["concepts"]["attention"]["id"].update(bannd=["atensi"]),
+            "concepts.attention.id",
+            ["unknown key 'bannd'", "did you mean 'banned'?", "expected term, banned, note"],
+        ),
+        (
+            lambda g: g["concepts"]["attention"]["id"].update(banned="atensi"),
+            "concepts.attention.id.banned",
+            ["expected a list, each item a string", "got a string ('atensi')"],
+        ),
+        (
+            lambda g: g["concepts"]["attention"]["ko"].pop("term"),
+            "concepts.attention.ko",
+            ["missing key 'term' (a string)"],
+        ),
+        (
+            lambda g: g["concepts"]["attention"].update(en="(attention"),
+            "concepts.attention.en",
+            ["expected a regular expression", "missing ), unterminated subpattern"],
+        ),
+        (
+            lambda g: g["concepts"]["dot product"].update(kr=g["concepts"]["dot product"].pop("ko")),
+            "concepts.'dot product'",
+            ["unknown key 'kr'", "an edition's language code (id, ko)"],
+        ),
+        (lambda g: g["concepts"]["query"].pop("id"), "concepts.query", ["missing key 'id'"]),
+        (lambda g: g.update(concept=g.pop("concepts")), "", ["unknown key 'concept'", "did you mean 'concepts'?"]),
+        (
+            lambda g: g["concepts"]["key"]["id"].update(term=["key"]),
+            "concepts.key.id.term",
+            ["expected a string, got a list"],
+        ),
+    ],
+)
+def test_a_malformed_glossary_names_the_file_and_the_key(book: Path, change, key: str, words: list[str]) -> None:
+    edit_yaml(book / GLOSSARY, change)
+    error = error_of(lambda: load_glossary(book))
+    assert isinstance(error, GlossaryError)
+    assert (error.file, error.key) == (GLOSSARY, key)
+    message = str(error)
+    assert message.startswith(f"{GLOSSARY}: {key + ': ' if key else ''}")
+    assert all(word in message for word in words), message
+
+
+def test_a_malformed_glossary_stops_check_translations(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit_yaml(book / GLOSSARY, lambda g: g["concepts"]["attention"]["id"].update(bannd=["atensi"]))
+    assert check_translations(["--root", str(book)]) == 2
+    assert "chapters/glossary.yml: concepts.attention.id: unknown key 'bannd'" in capsys.readouterr().err
+
+
+def test_a_glossary_that_is_not_yaml(book: Path) -> None:
+    (book / GLOSSARY).write_text("concepts: [unclosed\n", encoding="utf-8")
+    assert str(error_of(lambda: load_glossary(book))).startswith(f"{GLOSSARY}: not valid YAML")
+
+
+def test_a_new_glossary_rule_is_one_field() -> None:
+    # What issue 15's rules will look like: one line in a schema, validated like the others.
+    @dataclass(frozen=True)
+    class Rule:
+        term: str
+        plurals: tuple[str, ...] = ()
+
+    assert validate({"term": "값", "plurals": ["값들"]}, Rule, GLOSSARY).plurals == ("값들",)
+    error = error_of(lambda: validate({"term": "값", "plurals": "값들"}, Rule, GLOSSARY, "concepts.value.ko"))
+    assert str(error) == (
+        f"{GLOSSARY}: concepts.value.ko.plurals: expected a list, each item a string, got a string ('값들')"
+    )
+
+
+# ---- _config.yml -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "words"),
+    [
+        (
+            lambda c: c["editions"]["ko"].update(naem=c["editions"]["ko"].pop("name")),
+            "editions.ko",
+            ["unknown key 'naem'", "did you mean 'name'?"],
+        ),
+        (lambda c: c["editions"]["id"].pop("name"), "editions.id", ["missing key 'name' (a string)"]),
+        (
+            lambda c: c["editions"]["id"].update(title=["Fungsi"]),
+            "editions.id.title",
+            ["expected a string or nothing, got a list"],
+        ),
+        (
+            lambda c: c["editions"]["ko"].update(config="코드 셀 보기"),
+            "editions.ko.config",
+            ["expected a mapping of names to values"],
+        ),
+        (lambda c: c["editions"].pop("en"), "editions", ["expected the source language 'en'"]),
+        (
+            lambda c: c.update(editons=c.pop("editions")),
+            "",
+            ["unknown key 'editons'", "did you mean 'editions'?", "leaves the other keys to Jupyter Book"],
+        ),
+        (
+            lambda c: c["repository"].update(ulr=c["repository"].pop("url")),
+            "repository",
+            ["unknown key 'ulr'", "did you mean 'url'?"],
+        ),
+        (lambda c: c["repository"].update(url=None), "repository.url", ["expected a string, got nothing"]),
+        (
+            lambda c: c["parse"].update(myst_enable_extensions="dollarmath"),
+            "parse.myst_enable_extensions",
+            ["expected a list, each item a string"],
+        ),
+    ],
+)
+def test_a_malformed_config_names_the_file_and_the_key(book: Path, change, key: str, words: list[str]) -> None:
+    edit_yaml(book / "_config.yml", change)
+    error = error_of(lambda: editions(book))
+    assert (error.file, error.key) == ("_config.yml", key)
+    assert all(word in str(error) for word in words), str(error)
+
+
+def test_jupyter_books_own_keys_pass_through(book: Path) -> None:
+    edit_yaml(book / "_config.yml", lambda c: c.update(logo="logo.png", latex={"latex_engine": "xelatex"}))
+    assert editions(book) == ["en", "id", "ko"]
+
+
+def test_a_folder_that_is_not_an_edition(book: Path) -> None:
+    (book / "chapters" / "fr").mkdir()
+    error = error_of(lambda: editions(book))
+    assert str(error) == "_config.yml: editions: chapters/fr/ is not listed under `editions` (listed: en, id, ko)"
+
+
+def test_a_configured_edition_without_its_folder_is_not_present(book: Path) -> None:
+    shutil.rmtree(book / "chapters" / "ko")
+    assert editions(book) == ["en", "id"]
+
+
+def test_make_notebooks_and_check_translations_report_a_bad_config(book: Path, root: Path) -> None:
+    edit_yaml(book / "_config.yml", lambda c: c["editions"]["ko"].update(naem="x"))
+    shutil.copytree(root / "booktools", book / "booktools", ignore=shutil.ignore_patterns("__pycache__"))
+    for tool in ("booktools.translations", "booktools.derive"):
+        result = subprocess.run(
+            [sys.executable, "-m", tool, "--check"] if tool.endswith("derive") else [sys.executable, "-m", tool],
+            cwd=book,
+            capture_output=True,
+            text=True,
+            env={"PYTHONPATH": str(book), "PATH": ""},
+            timeout=120,
+            check=False,
+        )
+        assert result.returncode == 2, (tool, result.stderr)
+        assert "_config.yml: editions.ko: unknown key 'naem'" in result.stderr, (tool, result.stderr)
+
+
+# ---- one fact, one place -----------------------------------------------------------------------
+
+
+def test_build_and_the_other_tools_read_the_same_editions(root: Path) -> None:
+    data = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    assert build.configured_editions(data) == config.configured_editions(config.load_config(root))
+    assert [edition.code for edition in build.editions_to_build(data, root)] == editions(root)
+
+
+def test_build_inputs_name_every_booktools_module_the_build_imports(root: Path) -> None:
+    script = "import sys, booktools.build, booktools.theme; print(*sorted(sys.modules))"
+    result = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True)
+    modules = [name for name in result.stdout.split() if name.startswith("booktools.")]
+    for name in modules:
+        path = Path(*name.split("."))
+        assert any(
+            Path(entry) in (path, path.with_suffix(".py")) or Path(entry) in path.parents for entry in build.INPUTS
+        ), f"{name} is read by the build but not in build.INPUTS"
+    assert set(build.SETTINGS) | set(build.SHARED_FOLDERS) <= set(build.INPUTS)

@@ -1,0 +1,72 @@
+"""booktools.nbval_figures replaces nbval's IPyNbCell.compare_outputs: it does so in this run, and it
+stops the run with a clear message, rather than silently comparing no figure, when nbval changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from nbval.plugin import IPyNbCell
+
+from booktools import nbval_figures
+from booktools.nbval_figures import NbvalChanged, original_compare_outputs
+
+
+def test_the_figure_comparison_is_installed_in_this_run() -> None:
+    assert getattr(IPyNbCell.compare_outputs, "compares_figures", False)
+
+
+def test_nbvals_own_method_has_the_expected_signature() -> None:
+    class Cell:
+        def compare_outputs(self, test, ref, skip_compare=None):  # nbval 0.11
+            return True
+
+    assert original_compare_outputs(Cell) is Cell.compare_outputs
+
+
+def test_a_missing_method_stops_the_run_with_a_clear_message() -> None:
+    class Cell:
+        pass
+
+    with pytest.raises(NbvalChanged, match=r"Cell has no method compare_outputs\. .*Pin nbval==0\.11\.0"):
+        original_compare_outputs(Cell)
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        lambda self, test, ref: True,  # an argument dropped
+        lambda self, test, ref, skip_compare=None, strict=False: True,  # one added
+        lambda self, outputs, reference, skip_compare=None: True,  # renamed
+    ],
+)
+def test_a_changed_signature_stops_the_run_with_a_clear_message(changed: Any) -> None:
+    cell = type("IPyNbCell", (), {"compare_outputs": changed})
+    with pytest.raises(NbvalChanged, match=r"IPyNbCell\.compare_outputs\(.*\) has changed\. .*nbval_figures"):
+        original_compare_outputs(cell)
+
+
+def test_pytest_configure_refuses_a_changed_nbval(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(IPyNbCell, "compare_outputs", lambda self, test, ref: True)
+    with pytest.raises(pytest.UsageError, match="has changed"):
+        nbval_figures.pytest_configure(pytest.Config.__new__(pytest.Config))
+    monkeypatch.delattr(IPyNbCell, "compare_outputs")
+    with pytest.raises(pytest.UsageError, match="no method compare_outputs"):
+        nbval_figures.pytest_configure(pytest.Config.__new__(pytest.Config))
+
+
+def test_the_replacement_calls_nbval_first_then_compares_figures() -> None:
+    calls = []
+
+    def original(self: Any, test: list[dict[str, Any]], ref: list[dict[str, Any]], skip_compare: Any = None) -> bool:
+        calls.append(skip_compare)
+        return False
+
+    compare = nbval_figures.figure_comparing(original)
+    assert compare(object(), [], [], ("x",)) is False and calls == [("x",)]
+
+    class Changed:  # nbval passed, but its cells lost an attribute the figure comparison reports through
+        fspath, name = "notebook.ipynb", "Cell 1"
+
+    with pytest.raises(NbvalChanged, match="comparison_traceback"):
+        nbval_figures.figure_comparing(lambda *args: True)(Changed(), [], [], None)
