@@ -83,6 +83,8 @@ def cell_frameworks(cell: Any) -> frozenset[str] | None:
                 f"({', '.join(NAMES)} or {ALL}), got {first!r}"
             )
         names = [name.strip() for name in match["names"].split(",") if name.strip()]
+        if not names:
+            raise TabError(f"{_where(cell)}: #@tab names no framework")
         if names == [ALL]:
             return frozenset(NAMES)
         for name in names:

@@ -1,16 +1,144 @@
 """Shared fixtures. Test folders mirror the features: library/, tooling/,
-translations/, book/ and exercises/; nbval replays chapters/ in the same run."""
+translations/, book/ and exercises/; nbval replays the derived notebooks under
+notebooks/ in the same run.
+
+``tabbed_notebook`` and ``synthetic_book`` are a small page in every framework,
+and a repository around it, for the tests of the tooling that need complete tab
+groups whatever state the real chapter is in.
+"""
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
+import nbformat
 import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-ROOT = Path(__file__).resolve().parent.parent
+from booktools.book import ROOT
+
+SYNTHETIC_PAGE = "tabs"
+SYNTHETIC_VERSION = "9.8.7"
+SYNTHETIC_URL = "https://github.com/someone/tab-book"
 
 
 @pytest.fixture(scope="session")
 def root() -> Path:
     """The repository root."""
     return ROOT
+
+
+def _code(cell_id: str, source: str, printed: str | None = None, tags: tuple[str, ...] = ()) -> nbformat.NotebookNode:
+    cell = new_code_cell(source)
+    cell["id"] = cell_id
+    if printed is not None:
+        cell.outputs = [new_output("stream", name="stdout", text=printed)]
+    if tags:
+        cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def _markdown(cell_id: str, source: str) -> nbformat.NotebookNode:
+    cell = new_markdown_cell(source)
+    cell["id"] = cell_id
+    return cell
+
+
+def synthetic_notebook() -> nbformat.NotebookNode:
+    """A page with every kind of cell a source page has (framework code runs without any framework).
+
+    - ``title``: shared markdown with the page's label; ``setup``: ``#@tab all``, saves
+      ``import math`` and ``SCALE``;
+    - group 1: ``double`` (pytorch, saves ``double``, tagged ``hide-input``), ``note-jax`` (a
+      JAX-only note holding a colon fence), ``double-jax`` (saves ``double``, prints 4),
+      ``double-tf`` (saves ``double``, prints 4);
+    - ``pair-md``: shared markdown, a labelled level-2 heading;
+    - group 2: ``pair`` (``#@tab pytorch, jax``, saves ``_half`` and ``Pair``, prints 6),
+      ``pair-tf`` (tensorflow, saves ``_half`` and ``Pair``, prints 6);
+    - ``shared-print``: ``#@tab all``, prints ``3.14``; ``end``: shared markdown.
+    """
+    cells = [
+        _markdown("title", "(sec_tabs)=\n# Tabs\n\nProse shared by every framework."),
+        _code("setup", "#@tab all\nimport math  #@save\n\nSCALE = 2  #@save"),
+        _code("double", "#@tab pytorch\ndef double(x):  #@save\n    return SCALE * x", tags=("hide-input",)),
+        _markdown(
+            "note-jax", ":begin_tab:`jax`\nJAX arrays are immutable.\n\n:::{note}\nA fenced note.\n:::\n:end_tab:"
+        ),
+        _code("double-jax", "#@tab jax\ndef double(x):  #@save\n    return SCALE * x\n\n\nprint(double(2))", "4\n"),
+        _code(
+            "double-tf", "#@tab tensorflow\ndef double(x):  #@save\n    return x * SCALE\n\n\nprint(double(2))", "4\n"
+        ),
+        _markdown("pair-md", "(sec_tabs-pair)=\n## Two Frameworks in One Cell\n\nMore shared prose."),
+        _code(
+            "pair",
+            "#@tab pytorch, jax\ndef _half(x):  #@save\n    return x / 2\n\n\n"
+            "class Pair:  #@save\n    pass\n\n\nprint(double(3))",
+            "6\n",
+        ),
+        _code(
+            "pair-tf",
+            "#@tab tensorflow\ndef _half(x):  #@save\n    return x * 0.5\n\n\n"
+            "class Pair:  #@save\n    pass\n\n\nprint(double(3))",
+            "6\n",
+        ),
+        _code("shared-print", "#@tab all\nprint(round(math.pi, 2))", "3.14\n"),
+        _markdown("end", "That is all."),
+    ]
+    notebook = new_notebook(cells=cells)
+    notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    return notebook
+
+
+@pytest.fixture(scope="session")
+def synthetic_release() -> tuple[str, str]:
+    """The repository URL (without the trailing slash the config has) and library version of
+    ``synthetic_book``."""
+    return SYNTHETIC_URL, SYNTHETIC_VERSION
+
+
+@pytest.fixture
+def tabbed_notebook() -> nbformat.NotebookNode:
+    """A fresh copy of the synthetic source page (see ``synthetic_notebook``)."""
+    return synthetic_notebook()
+
+
+def write_synthetic_book(book: Path) -> Path:
+    """Write a repository holding the synthetic page as ``chapters/en/tabs.ipynb`` (and its Indonesian twin).
+
+    It has what the tools read: ``_toc.yml`` (an index page and the synthetic page),
+    ``_config.yml`` (the real one, with ``repository.url`` set to ``SYNTHETIC_URL``),
+    ``references.bib``, ``img/``, ``booktools/`` (for ``python -m booktools.<tool>``) and
+    ``d2l_lib/__init__.py`` with ``__version__ = SYNTHETIC_VERSION``.
+    """
+    (book / "d2l_lib").mkdir(parents=True)
+    (book / "d2l_lib" / "__init__.py").write_text(f'"""A library."""\n\n__version__ = "{SYNTHETIC_VERSION}"\n')
+    shutil.copytree(ROOT / "booktools", book / "booktools", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "img", book / "img")
+    shutil.copy2(ROOT / "references.bib", book / "references.bib")
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    url_line = next(line for line in config.splitlines() if line.strip().startswith("url:"))
+    (book / "_config.yml").write_text(config.replace(url_line, f"  url: {SYNTHETIC_URL}/"), encoding="utf-8")
+    (book / "_toc.yml").write_text(
+        f"format: jb-book\nroot: chapters/en/index\nchapters:\n  - file: chapters/en/{SYNTHETIC_PAGE}\n",
+        encoding="utf-8",
+    )
+    for language in ("en", "id"):
+        folder = book / "chapters" / language
+        folder.mkdir(parents=True)
+        (folder / "index.md").write_text("# A Synthetic Book\n\nOne page, every framework.\n", encoding="utf-8")
+        nbformat.write(synthetic_notebook(), folder / f"{SYNTHETIC_PAGE}.ipynb")
+    return book
+
+
+@pytest.fixture(scope="session")
+def make_synthetic_book() -> Callable[[Path], Path]:
+    """``write_synthetic_book``, for fixtures of a wider scope than ``synthetic_book``."""
+    return write_synthetic_book
+
+
+@pytest.fixture
+def synthetic_book(tmp_path: Path) -> Path:
+    """A fresh synthetic repository (see ``write_synthetic_book``) under ``tmp_path/book``."""
+    return write_synthetic_book(tmp_path / "book")

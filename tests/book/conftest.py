@@ -36,8 +36,9 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-# What a build of the book reads: copied into scratch repositories.
-BOOK_FILES = ("_config.yml", "_toc.yml", "references.bib", "img", "booktools")
+# What a build of the book reads (booktools.build.INPUTS), and the package that runs it:
+# copied into scratch repositories.
+BOOK_FILES = (*build.INPUTS, "booktools")
 
 
 def in_ci() -> bool:
@@ -62,8 +63,9 @@ def book_config() -> dict:
 def site() -> Path:
     """The built site (``_build/html``), built now if missing or stale."""
     if not build.is_current(ROOT):
-        result = subprocess.run([sys.executable, "-m", "booktools.build"], cwd=ROOT, check=False,
-                                capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "booktools.build"], cwd=ROOT, check=False, capture_output=True, text=True
+        )
         if result.returncode != 0:
             pytest.fail(f"make book failed:\n{result.stdout}\n{result.stderr}")
     return build.site_dir(ROOT)
@@ -154,24 +156,29 @@ def screenshots() -> Path:
     return SCREENSHOTS
 
 
+def copy_book_files(target: Path, names: tuple[str, ...] = BOOK_FILES) -> Path:
+    """Copy ``names`` (files or folders of the repository) into ``target``; return ``target``."""
+    for name in names:
+        source, copy = ROOT / name, target / name
+        if source.is_dir():
+            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+        else:
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy)
+    return target
+
+
 @pytest.fixture
 def scratch_book(tmp_path: Path) -> Path:
-    """A scratch copy of the book's sources in which every configured edition exists.
+    """A scratch copy of what a build reads in which every configured edition exists.
 
     Editions whose folder is missing from the tree (translations not written
     yet) are filled with copies of the English pages.
     """
-    for name in BOOK_FILES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, tmp_path / name)
+    copy_book_files(tmp_path)
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     for edition in build.configured_editions(config):
-        source = ROOT / "chapters" / edition.code
-        if not source.is_dir():
-            source = ROOT / "chapters" / "en"
-        shutil.copytree(source, tmp_path / "chapters" / edition.code,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        target = tmp_path / "chapters" / edition.code
+        if not target.is_dir():
+            shutil.copytree(ROOT / "chapters" / "en", target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     return tmp_path

@@ -1,10 +1,12 @@
 """Each edition's chapter page in headless Chromium, as a reader uses it.
 
 Per edition: every equation typeset by MathJax, every heatmap loaded, the language
-switcher leading to the same page in the other editions, the Colab button opening
-this edition's notebook, the search page finding words of the chapter, and the
-exercise solutions collapsed until a click opens them. No
-request may leave the local site. Screenshots go to ``_build/screenshots/``.
+switcher leading to the same page in the other editions, the framework tabs
+switching every code group together and remembered across pages and editions, the
+Colab button opening this edition's notebook of the chosen framework, the search
+page finding words of the chapter, and the exercise solutions collapsed until a
+click opens them. No request may leave the local site. Screenshots go to
+``_build/screenshots/``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import yaml
 
 from booktools import build
 from booktools.book import ROOT
+from booktools.frameworks import FRAMEWORKS
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 EDITIONS = [edition.code for edition in build.configured_editions(CONFIG)]
@@ -25,6 +28,7 @@ GLOSSARY = ROOT / "chapters" / "glossary.yml"
 GLOSSARY_CONCEPTS = ("attention", "key", "value")
 LETTERS = re.compile(r"[^\W\d_]{2,}")
 TIMEOUT_MS = 20_000
+TAB_STORAGE_KEY = "sphinx-design-tab-id-framework"
 
 
 def chapter_url(site_url: str, code: str) -> str:
@@ -106,19 +110,91 @@ def test_the_language_switcher_leads_to_the_same_page_in_every_edition(page, sit
     assert_offline(page)
 
 
-@pytest.mark.parametrize("code", EDITIONS)
-def test_the_colab_button_opens_this_editions_notebook(page, site_url, built_editions, code):
-    open_chapter(page, site_url, code, built_editions)
+@pytest.fixture
+def fresh_tabs(page, site_url):
+    """Forget the framework chosen by an earlier test (the browser profile lasts the session)."""
+    def forget() -> None:
+        page.goto(f"{site_url}/index.html", wait_until="load")
+        page.evaluate("() => window.localStorage.clear()")
+
+    forget()
+    yield
+    forget()
+
+
+def colab_links(page) -> list[str]:
+    return page.eval_on_selector_all("a[href*='colab.research.google.com']", "links => links.map(link => link.href)")
+
+
+def expected_colab(code: str, framework: str) -> str:
     repository = CONFIG["repository"]
     owner_repo = urlparse(repository["url"]).path.strip("/")
     book = (repository.get("path_to_book") or "").strip("/")
-    notebook = "/".join(part for part in (book, "chapters", code, f"{CHAPTER}.ipynb") if part)
-    expected = (f"{CONFIG['launch_buttons']['colab_url'].rstrip('/')}/github/{owner_repo}"
-                f"/blob/{repository['branch']}/{notebook}")
-    colab = page.eval_on_selector_all("a[href*='colab.research.google.com']", "links => links.map(link => link.href)")
-    assert colab == [expected]
-    assert (ROOT / "chapters" / code / f"{CHAPTER}.ipynb").exists()
-    assert "D2L_LIB_SOURCE" not in page.content(), "the install cell must be hidden (remove-cell)"
+    notebook = "/".join(part for part in (book, "notebooks", code, framework, f"{CHAPTER}.ipynb") if part)
+    assert (ROOT / notebook).exists(), notebook
+    return (f"{CONFIG['launch_buttons']['colab_url'].rstrip('/')}/github/{owner_repo}"
+            f"/blob/{repository['branch']}/{notebook}")
+
+
+def selected_frameworks(page) -> list[str]:
+    """The framework shown by each tab set of the page."""
+    return page.eval_on_selector_all(
+        ".d2l-framework-tabs", """sets => sets.map(set => {
+            const input = [...set.querySelectorAll(':scope > input')].find(i => i.checked);
+            return input ? input.nextElementSibling.dataset.syncId : null;
+        })""")
+
+
+@pytest.mark.parametrize("code", EDITIONS)
+def test_the_colab_button_opens_the_chosen_frameworks_notebook(page, site_url, built_editions, fresh_tabs, code):
+    open_chapter(page, site_url, code, built_editions)
+    assert colab_links(page) == [expected_colab(code, "pytorch")], "PyTorch is the default framework"
+    page.locator('.d2l-framework-tabs label[data-sync-id="tensorflow"]').first.click()
+    page.wait_for_function("url => [...document.querySelectorAll(\"a[href*='colab']\")].every(a => a.href === url)",
+                           arg=expected_colab(code, "tensorflow"), timeout=TIMEOUT_MS)
+    assert "D2L_LIB_SOURCE" not in page.content(), "the install cell belongs to the derived notebooks only"
+    assert_offline(page)
+
+
+@pytest.mark.parametrize("code", EDITIONS)
+def test_framework_tabs_switch_every_group_and_are_remembered(page, site_url, built_editions, screenshots,
+                                                              fresh_tabs, code):
+    open_chapter(page, site_url, code, built_editions)
+    groups = page.locator(".d2l-framework-tabs")
+    assert groups.count() >= 10, "every code group of the chapter is a tab set"
+    labels = groups.first.locator(":scope > label").all_inner_texts()
+    assert [label.strip() for label in labels] == [framework.label for framework in FRAMEWORKS]
+    assert set(selected_frameworks(page)) == {"pytorch"}
+
+    page.locator('.d2l-framework-tabs label[data-sync-id="jax"]').first.click()
+    assert set(selected_frameworks(page)) == {"jax"}, "choosing JAX once switches every group"
+    visible_code = page.locator(".d2l-framework-tabs .sd-tab-content:visible .cell_input")
+    assert visible_code.count() >= 10
+    assert "import jax" in page.locator(".d2l-framework-tabs .sd-tab-content:visible").first.inner_text()
+    assert "torch" not in " ".join(visible_code.all_inner_texts()), "PyTorch code shown under the JAX tab"
+    page.wait_for_function("() => [...document.images].every(image => image.complete)", timeout=TIMEOUT_MS)
+    images = page.eval_on_selector_all(
+        ".d2l-framework-tabs .sd-tab-content img",
+        "imgs => imgs.filter(i => i.offsetParent !== null).map(i => i.naturalWidth)")
+    assert len(images) >= 2 and all(width > 0 for width in images), "JAX heatmaps are shown and loaded"
+    page.screenshot(path=str(screenshots / f"{code}-jax-tabs.png"), full_page=True)
+
+    page.goto(f"{site_url}/{code}/preliminaries.html", wait_until="load")
+    assert set(selected_frameworks(page)) == {"jax"}, "the choice holds on the next page"
+    other = next(edition for edition in built_editions if edition != code)
+    page.goto(chapter_url(site_url, other), wait_until="load")
+    assert set(selected_frameworks(page)) == {"jax"}, "the choice holds in another edition"
+    assert_offline(page)
+
+
+def test_framework_tabs_work_with_the_keyboard(page, site_url, built_editions, fresh_tabs):
+    open_chapter(page, site_url, "en", built_editions)
+    first = page.locator(".d2l-framework-tabs").first
+    first.locator("input").first.focus()
+    page.keyboard.press("ArrowRight")
+    assert set(selected_frameworks(page)) == {"jax"}, "an arrow key moves to the next framework, in every group"
+    page.keyboard.press("ArrowRight")
+    assert set(selected_frameworks(page)) == {"tensorflow"}
     assert_offline(page)
 
 

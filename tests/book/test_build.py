@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
+from bs4 import BeautifulSoup
 
 from booktools import build
-from booktools.book import ROOT
+from booktools.book import ROOT, notebooks
+from booktools.frameworks import DEFAULT as DEFAULT_FRAMEWORK
+from booktools.frameworks import FRAMEWORKS, groups
 
 REMOTE_ASSET = re.compile(r'(src|href)="https?://[^"]*\.(js|css)')
 CHAPTER = "attention-scoring-functions"
@@ -62,7 +67,7 @@ def test_edition_config_changes_only_what_differs(book_config):
     derived = build.edition_config(book_config, korean, editions)
     assert derived["sphinx"]["config"]["language"] == "ko"
     assert derived["title"] == korean.title
-    assert derived["repository"]["path_to_book"] == "chapters/ko"
+    assert derived["repository"]["path_to_book"] == "notebooks/ko/pytorch"
     assert derived["repository"]["url"] == book_config["repository"]["url"]
     assert derived["repository"]["branch"] == book_config["repository"]["branch"]
     assert derived["execute"] == book_config["execute"]
@@ -76,7 +81,19 @@ def test_edition_config_changes_only_what_differs(book_config):
 def test_path_to_book_is_kept_as_a_prefix(book_config):
     config = {**book_config, "repository": {**book_config["repository"], "path_to_book": "book/"}}
     english = build.configured_editions(config)[0]
-    assert build.edition_config(config, english, [english])["repository"]["path_to_book"] == "book/chapters/en"
+    assert build.edition_config(config, english, [english])["repository"]["path_to_book"] == "book/notebooks/en/pytorch"
+
+
+def test_the_colab_button_of_every_page_opens_a_notebook_of_every_framework(book_config):
+    """The button opens ``<path_to_book>/<page>.ipynb``, and framework-colab.js swaps the
+    framework folder for the tab the reader chose: each must exist in the repository."""
+    editions = build.configured_editions(book_config)
+    for edition in editions:
+        folder = build.edition_config(book_config, edition, editions)["repository"]["path_to_book"]
+        for page in notebooks(edition.code):
+            for framework in FRAMEWORKS:
+                target = ROOT / folder.replace(f"/{DEFAULT_FRAMEWORK.name}", f"/{framework.name}") / page.name
+                assert target.is_file(), f"{target.relative_to(ROOT)} is missing; run `make notebooks`"
 
 
 def test_english_comes_first_and_every_edition_has_a_name(book_config):
@@ -110,17 +127,23 @@ def test_every_page_declares_its_language_and_links_every_edition(site, built_ed
             found = tags(page)
             html = next(attrs for tag, attrs in found if tag == "html")
             assert html.get("lang") == code, page
-            switcher = {attrs["data-edition"]: attrs["href"] for tag, attrs in found
-                        if tag == "a" and "edition-link" in (attrs.get("class") or "")}
+            switcher = {
+                attrs["data-edition"]: attrs["href"]
+                for tag, attrs in found
+                if tag == "a" and "edition-link" in (attrs.get("class") or "")
+            }
             assert sorted(switcher) == sorted(built_editions), page
             for other, href in switcher.items():
                 assert (page.parent / href).resolve() == (site / other / page.name).resolve(), (page, href)
 
 
 def test_no_remote_scripts_or_stylesheets(site):
-    offenders = [f"{path.relative_to(site)}: {match.group(0)}"
-                 for path in site.rglob("*") if path.is_file() and path.suffix in {".html", ".js", ".css"}
-                 for match in REMOTE_ASSET.finditer(path.read_text(encoding="utf-8", errors="replace"))]
+    offenders = [
+        f"{path.relative_to(site)}: {match.group(0)}"
+        for path in site.rglob("*")
+        if path.is_file() and path.suffix in {".html", ".js", ".css"}
+        for match in REMOTE_ASSET.finditer(path.read_text(encoding="utf-8", errors="replace"))
+    ]
     assert offenders == []
 
 
@@ -137,8 +160,11 @@ def test_citations_have_a_bibliography(site, built_editions):
     for code in built_editions:
         found = tags(site / code / f"{CHAPTER}.html")
         entries = {attrs["id"] for tag, attrs in found if tag == "div" and attrs.get("role") == "doc-biblioentry"}
-        cited = {(attrs.get("href") or "")[1:] for tag, attrs in found
-                 if tag == "a" and "reference internal" in (attrs.get("class") or "")}
+        cited = {
+            (attrs.get("href") or "")[1:]
+            for tag, attrs in found
+            if tag == "a" and "reference internal" in (attrs.get("class") or "")
+        }
         assert entries, f"{code}: no bibliography"
         assert entries <= cited, f"{code}: bibliography entries not cited in the text: {entries - cited}"
 
@@ -148,7 +174,7 @@ def test_the_korean_search_index_has_bare_nouns(site, built_editions):
     if "ko" not in built_editions:
         pytest.fail("no Korean edition was built")
     index = (site / "ko" / "searchindex.js").read_text(encoding="utf-8")
-    data = json.loads(index[index.index("(") + 1: index.rindex(")")])
+    data = json.loads(index[index.index("(") + 1 : index.rindex(")")])
     terms = set(data["terms"]) | set(data["titleterms"])
     assert {"어텐션", "키", "값", "쿼리"} <= terms
 
@@ -163,6 +189,32 @@ def test_korean_words_are_indexed_with_their_prefixes():
     assert SearchKorean({}).stem("어텐션") == "어텐션"
 
 
+def tab_sets(page: Path) -> list:
+    """The framework tab sets of a built page (BeautifulSoup elements)."""
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    return soup.select("div.sd-tab-set.d2l-framework-tabs")
+
+
+def tab_labels(tab_set) -> list[tuple[str, str | None, str | None]]:
+    """(text, sync group, sync id) of each tab label of a tab set, in order."""
+    return [
+        (label.get_text(strip=True), label.get("data-sync-group"), label.get("data-sync-id"))
+        for label in tab_set.find_all("label", class_="sd-tab-label", recursive=False)
+    ]
+
+
+FRAMEWORK_LABELS = [(framework.label, "framework", framework.name) for framework in FRAMEWORKS]
+
+
+def test_every_tab_group_of_every_page_is_one_synced_tab_set(site, built_editions):
+    for code in built_editions:
+        for source in notebooks(code):
+            expected = len(groups(nbformat.read(source, as_version=4).cells))
+            found = tab_sets(site / code / f"{source.stem}.html")
+            assert len(found) == expected, f"{code}/{source.stem}.html: {len(found)} tab sets, {expected} groups"
+            assert all(tab_labels(tab_set) == FRAMEWORK_LABELS for tab_set in found), f"{code}/{source.stem}.html"
+
+
 # A broken book fails the build ------------------------------------------------------
 
 
@@ -174,14 +226,15 @@ def _append_markdown(notebook: Path, text: str) -> None:
 
 def test_a_broken_reference_citation_or_label_in_any_edition_fails_the_build(scratch_book):
     """One scratch build, three faults, each in another edition; each must be reported."""
-    _append_markdown(scratch_book / "chapters" / "ko" / f"{CHAPTER}.ipynb",
-                     "See {ref}`sec_no-such-label-anywhere`.")
-    _append_markdown(scratch_book / "chapters" / "id" / f"{CHAPTER}.ipynb",
-                     "As shown by {cite}`No.Such.Paper.2099`.")
-    _append_markdown(scratch_book / "chapters" / "en" / "preliminaries.ipynb",
-                     "(sec_attention-scoring-functions)=\n## A duplicate label")
-    result = subprocess.run([sys.executable, "-m", "booktools.build"], cwd=scratch_book, check=False,
-                            capture_output=True, text=True)
+    _append_markdown(scratch_book / "chapters" / "ko" / f"{CHAPTER}.ipynb", "See {ref}`sec_no-such-label-anywhere`.")
+    _append_markdown(scratch_book / "chapters" / "id" / f"{CHAPTER}.ipynb", "As shown by {cite}`No.Such.Paper.2099`.")
+    _append_markdown(
+        scratch_book / "chapters" / "en" / "preliminaries.ipynb",
+        "(sec_attention-scoring-functions)=\n## A duplicate label",
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "booktools.build"], cwd=scratch_book, check=False, capture_output=True, text=True
+    )
     report = result.stdout + result.stderr
     assert result.returncode != 0, report
     assert re.search(r"ko: FAILED[\s\S]*sec_no-such-label-anywhere", report), report
@@ -189,3 +242,88 @@ def test_a_broken_reference_citation_or_label_in_any_edition_fails_the_build(scr
     assert re.search(r"en: FAILED[\s\S]*duplicate label", report, re.IGNORECASE), report
     assert not (scratch_book / "_build" / "html" / "index.html").exists()
     assert not build.is_current(scratch_book)
+
+
+def test_the_scratch_book_holds_everything_a_build_reads(scratch_book):
+    assert build.inputs_digest(scratch_book) == build.inputs_digest(ROOT)
+
+
+# Framework tabs, on a synthetic page -------------------------------------------------
+
+
+def build_book(book: Path) -> subprocess.CompletedProcess:
+    """``make book`` in ``book``."""
+    return subprocess.run(
+        [sys.executable, "-m", "booktools.build"], cwd=book, check=False, capture_output=True, text=True
+    )
+
+
+@pytest.fixture(scope="module")
+def tabs_page(tmp_path_factory: pytest.TempPathFactory, make_synthetic_book) -> Path:
+    """The built page of the synthetic source page (tests/conftest.py), English edition only."""
+    book = make_synthetic_book(tmp_path_factory.mktemp("tabs") / "book")
+    shutil.rmtree(book / "chapters" / "id")
+    result = build_book(book)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return build.site_dir(book) / "en" / "tabs.html"
+
+
+def tab_texts(tab_set) -> list[str]:
+    """The text of each tab's content, in tab order."""
+    return [
+        content.get_text(" ", strip=True)
+        for content in tab_set.find_all("div", class_="sd-tab-content", recursive=False)
+    ]
+
+
+def test_each_group_of_framework_cells_is_one_tab_set_synced_by_framework(tabs_page: Path):
+    first, second = tab_sets(tabs_page)
+    assert tab_labels(first) == tab_labels(second) == FRAMEWORK_LABELS
+    checked = [tab_input.has_attr("checked") for tab_input in first.find_all("input", recursive=False)]
+    assert checked == [True, False, False], "the PyTorch tab is shown first"
+    pytorch, jax, tensorflow = tab_texts(first)
+    assert "return SCALE * x" in pytorch and "print" not in pytorch
+    assert jax.startswith("JAX arrays are immutable.") and "A fenced note." in jax and "4" in jax
+    assert "return x * SCALE" in tensorflow and "immutable" not in tensorflow
+    # a cell of two frameworks is shown in both tabs
+    pytorch, jax, tensorflow = tab_texts(second)
+    assert "x / 2" in pytorch and "x / 2" in jax and "x * 0.5" in tensorflow
+
+
+def test_cells_of_every_framework_and_shared_prose_stay_outside_the_tabs(tabs_page: Path):
+    soup = BeautifulSoup(tabs_page.read_text(encoding="utf-8"), "html.parser")
+    article = soup.find("article")
+    for tab_set in article.select("div.sd-tab-set"):
+        tab_set.decompose()
+    outside = article.get_text(" ", strip=True)
+    assert outside.count("SCALE = 2") == 1 and outside.count("round ( math . pi , 2 )") == 1
+    assert "Prose shared by every framework." in outside and "More shared prose." in outside
+    assert "return SCALE * x" not in outside and "immutable" not in outside
+    assert ":begin_tab:" not in tabs_page.read_text(encoding="utf-8")
+
+
+def test_the_page_switches_the_colab_link_to_the_chosen_framework(tabs_page: Path, synthetic_release):
+    found = tags(tabs_page)
+    scripts = [attrs.get("src") or "" for tag, attrs in found if tag == "script"]
+    assert any(src.startswith("_static/framework-colab.js") for src in scripts), scripts
+    assert (tabs_page.parent / "_static" / "framework-colab.js").is_file()
+    url = synthetic_release[0].removeprefix("https://github.com/")
+    colab = [attrs["href"] for tag, attrs in found if tag == "a" and "colab.research" in (attrs.get("href") or "")]
+    assert colab == [f"https://colab.research.google.com/github/{url}/blob/main/notebooks/en/pytorch/tabs.ipynb"]
+
+
+def test_a_malformed_tab_group_fails_the_build_naming_notebook_and_cell(synthetic_book: Path):
+    shutil.rmtree(synthetic_book / "chapters" / "id")
+    path = synthetic_book / "chapters" / "en" / "tabs.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells = [cell for cell in notebook.cells if cell.id != "double-tf"]
+    nbformat.write(notebook, path)
+    result = build_book(synthetic_book)
+    report = result.stdout + result.stderr
+    assert result.returncode == 1, report
+    assert re.search(
+        r"en: FAILED[\s\S]*chapters/en/tabs\.ipynb.*cell double: "
+        r"the tab group starting here has no cell for tensorflow",
+        report,
+    ), report
+    assert not (synthetic_book / "_build" / "html" / "index.html").exists()

@@ -1,17 +1,23 @@
-"""Colab: the install cell of every notebook, and a notebook run the way Colab runs it.
+"""Colab: the install cell of every derived notebook, and each framework's chapter run the way
+Colab runs it.
 
-The simulation copies the chapter notebook alone into an empty folder and runs it
-(nbclient) in a virtual environment holding only torch, numpy, matplotlib and
-ipykernel, as Colab has them and ``d2l_lib`` not. Its install cell must install
-``d2l_lib``, here from the local checkout (``D2L_LIB_SOURCE``) as a clone has it
-(the files git tracks or would track, copied to a scratch folder so that pip's
-build leaves the work tree alone), and every cell must run. The environment is
-made once in ``_build/colab-venv`` (torch alone takes minutes to unpack) and
-``d2l_lib`` is uninstalled from it before each run.
+The Colab buttons open ``notebooks/<lang>/<framework>/<page>.ipynb``, whose first
+cell (``booktools.derive``) installs ``d2l_lib[<extra>]`` when it is missing. The
+simulation copies one framework's chapter notebook alone into an empty folder and
+runs it (nbclient) in a virtual environment holding only what Colab has for that
+framework (``COLAB_PACKAGES``) and ``d2l_lib`` not. Its install cell must install
+``d2l_lib`` with the framework's extra, here from the local checkout
+(``D2L_LIB_SOURCE=file://...``) as a clone has it (the files git tracks or would
+track, copied to a scratch folder so that pip's build leaves the work tree alone),
+without adding any other package, and every cell must run. Each environment is
+made once in ``_build/colab-venv-<framework>`` (the frameworks take minutes to
+unpack), remade only when its pins change, and ``d2l_lib`` is uninstalled from it
+before each run.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import re
@@ -28,55 +34,127 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
+from booktools import derive
 from booktools.book import ROOT, editions, notebooks
+from booktools.frameworks import FRAMEWORKS, Framework
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-VERSION = re.search(r'__version__\s*=\s*"([^"]+)"', (ROOT / "d2l_lib" / "__init__.py").read_text()).group(1)
-NOTEBOOKS = [path for code in editions() for path in notebooks(code)]
-COLAB_PACKAGES = ("torch", "numpy", "matplotlib", "ipykernel")
-COLAB_VENV = ROOT / "_build" / "colab-venv"
+VERSION = derive.library_version(ROOT)
+DERIVED = [
+    (derive.derived_path(source, framework), framework)
+    for code in editions()
+    for source in notebooks(code)
+    for framework in FRAMEWORKS
+]
+# What Colab has for each framework, under the names Colab installs them by: its TensorFlow
+# is the `tensorflow` package, which the book's environment has as `tensorflow-cpu`.
+COLAB_PACKAGES = {
+    "pytorch": ("torch", "numpy", "matplotlib", "ipykernel"),
+    "jax": ("jax", "jaxlib", "flax", "numpy", "matplotlib", "ipykernel"),
+    "tensorflow": ("tensorflow", "numpy", "matplotlib", "ipykernel"),
+}
+PINNED_AS = {"tensorflow": "tensorflow-cpu"}
+OTHER_FRAMEWORKS = {
+    "pytorch": {"jax", "jaxlib", "flax", "tensorflow", "tensorflow-cpu"},
+    "jax": {"torch", "tensorflow", "tensorflow-cpu"},
+    "tensorflow": {"torch", "jax", "jaxlib", "flax", "tensorflow-cpu"},
+}
+NOT_ON_COLAB = {"d2l-lib", "d2l", "jupyter-book", "sphinx", "pytest", "nbval"}
 KERNEL = "colab-simulation"
-CHAPTER = ROOT / "chapters" / "en" / "attention-scoring-functions.ipynb"
+CHAPTER = "attention-scoring-functions.ipynb"
 
 
-def install_cell(path: Path) -> nbformat.NotebookNode:
-    return next(cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
+def framework_ids(framework: Framework) -> str:
+    return framework.name
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.relative_to(ROOT).as_posix())
-def test_the_install_cell_pins_the_books_repository_and_version(path: Path):
-    cell = install_cell(path)
+def normalized(name: str) -> str:
+    """A distribution name as pip compares them (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def colab_venv(framework: Framework) -> Path:
+    """The folder of the simulated Colab environment of ``framework``."""
+    return ROOT / "_build" / f"colab-venv-{framework.name}"
+
+
+def chapter_notebook(framework: Framework) -> Path:
+    """The chapter notebook of ``framework`` that Colab opens (English edition)."""
+    return ROOT / derive.OUTPUT_DIR / "en" / framework.name / CHAPTER
+
+
+# The install cell -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("path", "framework"), DERIVED, ids=[path.relative_to(ROOT).as_posix() for path, _ in DERIVED])
+def test_the_install_cell_pins_the_books_repository_version_and_extra(path: Path, framework: Framework):
+    assert path.exists(), f"{path.relative_to(ROOT)} is missing; run `make notebooks`"
+    cell = nbformat.read(path, as_version=4).cells[0]
     url = CONFIG["repository"]["url"].rstrip("/")
-    assert "remove-cell" in cell.metadata.get("tags", []), "the install cell must be hidden in the book"
-    assert f"d2l_lib @ git+{url}@v{VERSION}" in cell.source, (
-        f"the install cell must install d2l_lib @ git+{url}@v{VERSION} (repository.url of _config.yml, "
-        "version of d2l_lib/__init__.py)")
-    assert "find_spec('d2l_lib') is None" in cell.source or 'find_spec("d2l_lib") is None' in cell.source
-    assert "D2L_LIB_SOURCE" in cell.source
+    assert (cell.get("id"), cell.cell_type) == ("install", "code"), "the install cell must come first"
+    assert f"'git+{url}@v{VERSION}'" in cell.source, (
+        f"the install cell must install git+{url}@v{VERSION} (repository.url of _config.yml, "
+        "version of d2l_lib/__init__.py)"
+    )
+    assert f"d2l_lib[{framework.extra}] @ {{source}}" in cell.source
+    assert "find_spec('d2l_lib') is None" in cell.source
+    assert "os.environ.get('D2L_LIB_SOURCE'" in cell.source
+    assert cell.source == derive.install_cell(framework).source
 
 
-def pinned(names: tuple[str, ...]) -> list[str]:
-    """Return ``name==version`` for ``names`` as requirements.txt pins them (or the bare name)."""
+# The simulated Colab --------------------------------------------------------------------------------
+
+
+def requirement_pins() -> dict[str, str]:
+    """``normalized name -> version`` of every ``name==version`` line of requirements.txt."""
     pins = {}
     for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
         match = re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line.strip())
         if match:
-            pins[match.group(1).lower()] = match.group(0)
-    return [pins.get(name, name) for name in names]
+            pins[normalized(match.group(1))] = match.group(2)
+    return pins
 
 
-def colab_python() -> Path:
-    """The Python of the simulated Colab environment, made if missing or made from other pins."""
-    python = COLAB_VENV / "bin" / "python"
-    packages = pinned(COLAB_PACKAGES)
-    stamp = COLAB_VENV / "colab-packages.json"
+def pinned(framework: Framework) -> list[str]:
+    """Colab's packages of ``framework`` as ``name==version``: the version requirements.txt pins
+    (for ``tensorflow``, that of ``tensorflow-cpu``), else the one the book's environment has."""
+    pins = requirement_pins()
+    requirements = []
+    for name in COLAB_PACKAGES[framework.name]:
+        source = normalized(PINNED_AS.get(name, name))
+        version = pins.get(source)
+        if version is None:
+            try:
+                version = importlib.metadata.version(source).split("+")[0]
+            except importlib.metadata.PackageNotFoundError:
+                version = None
+        requirements.append(f"{name}=={version}" if version else name)
+    return requirements
+
+
+def installed(python: Path) -> set[str]:
+    """The normalized names of the distributions installed for ``python``."""
+    listed = subprocess.run(
+        [str(python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
+    )
+    return {normalized(package["name"]) for package in json.loads(listed.stdout)}
+
+
+def colab_python(framework: Framework) -> Path:
+    """The Python of the simulated Colab of ``framework``, made if missing or made from other pins,
+    with ``d2l_lib`` uninstalled."""
+    folder = colab_venv(framework)
+    python = folder / "bin" / "python"
+    packages = pinned(framework)
+    stamp = folder / "colab-packages.json"
     if not (python.exists() and stamp.exists() and json.loads(stamp.read_text()) == packages):
-        shutil.rmtree(COLAB_VENV, ignore_errors=True)
-        venv.EnvBuilder(with_pip=True, clear=True).create(COLAB_VENV)
+        shutil.rmtree(folder, ignore_errors=True)
+        venv.EnvBuilder(with_pip=True, clear=True).create(folder)
         subprocess.run([str(python), "-m", "pip", "install", "--quiet", *packages], check=True)
         stamp.write_text(json.dumps(packages))
-    subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "d2l_lib"],
-                   check=False, capture_output=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "d2l_lib"], check=False, capture_output=True
+    )
     return python
 
 
@@ -86,8 +164,12 @@ def checkout(target: Path) -> Path:
     Without git (a source archive), the checkout itself is the install source.
     """
     try:
-        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                                cwd=ROOT, capture_output=True, check=True)
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
     except (OSError, subprocess.CalledProcessError):
         return ROOT
     for name in filter(None, listed.stdout.decode().split("\0")):
@@ -98,58 +180,94 @@ def checkout(target: Path) -> Path:
     return target
 
 
-def kernel_environment(python: Path, source: Path) -> dict[str, str]:
-    """The kernel's environment: the Colab venv first on PATH, nothing of the book's own."""
-    env = {key: value for key, value in os.environ.items()
-           if key not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP"}}
+def kernel_environment(python: Path, source: str) -> dict[str, str]:
+    """The kernel's environment: the Colab venv first on PATH, nothing of the book's own
+    (nor a figure backend the caller exported), ``D2L_LIB_SOURCE`` set to ``source``."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "MPLBACKEND"}
+    }
     env["PATH"] = f"{python.parent}{os.pathsep}{env.get('PATH', '')}"
-    env["D2L_LIB_SOURCE"] = str(source)
+    env["D2L_LIB_SOURCE"] = source
     env["PYTHONHASHSEED"] = "0"
     return env
 
 
 def probe(python: Path, code: str, folder: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(python), "-c", code], cwd=folder, capture_output=True, text=True,
-                          env=kernel_environment(python, ROOT), check=False)
+    return subprocess.run(
+        [str(python), "-c", code],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=kernel_environment(python, ""),
+        check=False,
+    )
 
 
-def test_a_notebook_alone_runs_in_a_colab_like_environment(tmp_path: Path):
-    python = colab_python()
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
+def test_the_chapter_alone_runs_in_a_colab_like_environment(tmp_path: Path, framework: Framework):
+    chapter = chapter_notebook(framework)
+    assert chapter.exists(), f"{chapter.relative_to(ROOT)} is missing; run `make notebooks`"
+    python = colab_python(framework)
+    before = installed(python)
     source = checkout(tmp_path / "checkout")
     folder = tmp_path / "content"
     folder.mkdir()
-    notebook_path = Path(shutil.copy2(CHAPTER, folder / CHAPTER.name))
-    assert sorted(path.name for path in folder.iterdir()) == [CHAPTER.name]
+    notebook_path = Path(shutil.copy2(chapter, folder / chapter.name))
+    assert sorted(path.name for path in folder.iterdir()) == [chapter.name]
     missing = probe(python, "import importlib.util as u; print(u.find_spec('d2l_lib') is None)", folder)
     assert missing.stdout.strip() == "True", "d2l_lib must not be installed before the notebook runs"
 
     kernels = tmp_path / "kernels"
     (kernels / KERNEL).mkdir(parents=True)
-    (kernels / KERNEL / "kernel.json").write_text(json.dumps({
-        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Colab simulation", "language": "python"}))
+    (kernels / KERNEL / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "Colab simulation",
+                "language": "python",
+            }
+        )
+    )
     manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
     notebook = nbformat.read(notebook_path, as_version=4)
-    client = NotebookClient(notebook, km=manager, kernel_name=KERNEL, timeout=900, allow_errors=False,
-                            resources={"metadata": {"path": str(folder)}})
-    client.execute(env=kernel_environment(python, source))
+    client = NotebookClient(
+        notebook,
+        km=manager,
+        kernel_name=KERNEL,
+        timeout=900,
+        allow_errors=False,
+        resources={"metadata": {"path": str(folder)}},
+    )
+    client.execute(env=kernel_environment(python, source.as_uri()))
 
-    errors = [output for cell in notebook.cells if cell.cell_type == "code"
-              for output in cell.outputs if output.output_type == "error"]
+    errors = [
+        output
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.output_type == "error"
+    ]
     assert errors == []
     ran = [cell.execution_count for cell in notebook.cells if cell.cell_type == "code"]
     assert all(count is not None for count in ran) and len(ran) > 1
-    installed = probe(python, "import d2l_lib, sys; print(d2l_lib.__version__); print(d2l_lib.__file__)", folder)
-    version, location = installed.stdout.split()
+    found = probe(
+        python,
+        f"import d2l_lib, d2l_lib.{framework.module}, sys; print(d2l_lib.__version__); print(d2l_lib.__file__)",
+        folder,
+    )
+    version, location = found.stdout.split()
     assert version == VERSION
-    assert Path(location).is_relative_to(COLAB_VENV), "d2l_lib must come from the install cell, not the checkout"
+    assert Path(location).is_relative_to(colab_venv(framework)), "d2l_lib must come from the install cell"
+    assert installed(python) - before == {"d2l-lib"}, f"d2l_lib[{framework.extra}] must need nothing Colab lacks"
 
 
-def test_the_simulated_colab_holds_only_its_packages():
-    python = colab_python()
-    listed = subprocess.run([str(python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True,
-                            check=True)
-    names = {package["name"].lower() for package in json.loads(listed.stdout)}
-    assert {"torch", "numpy", "matplotlib", "ipykernel"} <= names
-    assert not names & {"d2l-lib", "d2l_lib", "d2l", "jupyter-book", "sphinx", "pytest"}
-    assert sys.prefix != str(COLAB_VENV)
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
+def test_the_simulated_colab_holds_only_its_packages(framework: Framework):
+    python = colab_python(framework)
+    names = installed(python)
+    assert {normalized(name) for name in COLAB_PACKAGES[framework.name]} <= names
+    assert not names & NOT_ON_COLAB
+    assert not names & OTHER_FRAMEWORKS[framework.name]
+    assert Path(sys.prefix) != colab_venv(framework)

@@ -1,75 +1,106 @@
-"""The exercise solutions are collapsed in every edition, and "Going Further" precedes the summary."""
+"""The exercise solutions are collapsed in every edition and every framework, each framework's
+solutions save their reusable pieces, and "Going Further" precedes the summary."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from booktools.book import ROOT, editions
+from booktools.book import ROOT, editions, relative
+from booktools.extract import library_path
+from booktools.frameworks import FRAMEWORKS, Framework, cell_frameworks, strip_marks
+from booktools.save_marks import saved_statements
 
 CHAPTER = "attention-scoring-functions.ipynb"
-PATHS = [ROOT / "chapters" / language / CHAPTER for language in editions()
-         if (ROOT / "chapters" / language / CHAPTER).exists()]
+PATHS = [
+    ROOT / "chapters" / language / CHAPTER
+    for language in editions()
+    if (ROOT / "chapters" / language / CHAPTER).exists()
+]
 DROPDOWN = re.compile(r"\A:::\{admonition\} .+\n:class: dropdown\n.*\n:::\Z", re.DOTALL)
-SAVED_BY_SOLUTIONS = {"solution-1-code": "DistanceAttention", "solution-2-code": "BilinearAttention",
-                      "solution-3-code": "attention_cost"}
+SAVED_BY_SOLUTIONS = {1: "DistanceAttention", 2: "BilinearAttention", 3: "attention_cost"}
 
 
-def ids(path: Path) -> str:
-    return path.relative_to(ROOT).as_posix()
+def framework_ids(framework: Framework) -> str:
+    return framework.name
 
 
-def cells(path: Path):
+def cells(path: Path) -> list[nbformat.NotebookNode]:
     return nbformat.read(path, as_version=4).cells
 
 
-def solution_cells(notebook_cells, exercise: int):
+def solution_cells(notebook_cells: list[nbformat.NotebookNode], exercise: int) -> list[nbformat.NotebookNode]:
     """The cells between exercise ``exercise`` and the next exercise (or the references)."""
     cell_ids = [cell.get("id") for cell in notebook_cells]
     start = cell_ids.index(f"exercise-{exercise}-md") + 1
-    end = next(i for i in range(start, len(cell_ids))
-               if cell_ids[i] in (f"exercise-{exercise + 1}-md", "references-md"))
+    end = next(
+        i for i in range(start, len(cell_ids)) if cell_ids[i] in (f"exercise-{exercise + 1}-md", "references-md")
+    )
     return notebook_cells[start:end]
 
 
-@pytest.mark.parametrize("path", PATHS, ids=ids)
+def of_framework(notebook_cells: list[nbformat.NotebookNode], framework: Framework) -> list[nbformat.NotebookNode]:
+    """The cells a reader of ``framework`` sees: the shared ones and that framework's."""
+    return [cell for cell in notebook_cells if (found := cell_frameworks(cell)) is None or framework.name in found]
+
+
+@pytest.mark.parametrize("path", PATHS, ids=relative)
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
 @pytest.mark.parametrize("exercise", [1, 2, 3])
-def test_each_exercise_has_a_collapsed_solution(path: Path, exercise: int):
-    solution = solution_cells(cells(path), exercise)
+def test_each_exercise_has_a_collapsed_solution(path: Path, framework: Framework, exercise: int):
+    solution = of_framework(solution_cells(cells(path), exercise), framework)
     kinds = [cell.cell_type for cell in solution]
-    assert kinds[:1] == ["markdown"] and "code" in kinds, f"{ids(path)}: exercise {exercise} has no worked solution"
+    assert kinds[:1] == ["markdown"] and "code" in kinds, (
+        f"{relative(path)}: exercise {exercise} has no worked solution in {framework.label}"
+    )
     for cell in solution:
-        where = f"{ids(path)}, cell {cell.get('id')}"
+        where = f"{relative(path)}, cell {cell.get('id')}"
         if cell.cell_type == "markdown":
-            assert DROPDOWN.match(cell.source.strip()), f"{where}: prose of a solution goes in a dropdown admonition"
+            assert DROPDOWN.match(strip_marks(cell).strip()), (
+                f"{where}: prose of a solution (a framework note too) goes in a dropdown admonition"
+            )
         else:
             assert "hide-cell" in cell.metadata.get("tags", []), f"{where}: solution code must be tagged hide-cell"
-            assert cell.execution_count is not None, f"{where}: never executed; run `make outputs`"
 
 
-@pytest.mark.parametrize("path", PATHS, ids=ids)
-def test_solutions_save_their_reusable_pieces(path: Path):
-    by_id = {cell.get("id"): cell for cell in cells(path)}
-    for cell_id, name in SAVED_BY_SOLUTIONS.items():
-        assert cell_id in by_id, f"{ids(path)}: no cell {cell_id}"
-        first_line = next(line for line in by_id[cell_id].source.splitlines() if line.startswith(("def", "class")))
-        assert f" {name}(" in first_line and "#@save" in first_line, f"{ids(path)}, {cell_id}: {name} is not saved"
+@pytest.mark.parametrize("path", PATHS, ids=relative)
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
+def test_solutions_save_their_reusable_pieces(path: Path, framework: Framework):
+    notebook_cells = cells(path)
+    for exercise, name in SAVED_BY_SOLUTIONS.items():
+        code = [
+            cell
+            for cell in solution_cells(notebook_cells, exercise)
+            if cell.cell_type == "code" and framework.name in cell_frameworks(cell)
+        ]
+        saved = [line for cell in code for line in saved_statements(cell.source)]
+        assert any(line.startswith(("def ", "class ")) and f" {name}(" in line for line in saved), (
+            f"{relative(path)}: no {framework.label} cell of solution {exercise} saves {name} (#@save)"
+        )
 
 
-@pytest.mark.parametrize("path", PATHS, ids=ids)
+@pytest.mark.parametrize("path", PATHS, ids=relative)
 def test_going_further_comes_before_the_summary(path: Path):
     cell_ids = [cell.get("id") for cell in cells(path)]
-    assert "going-further-md" in cell_ids, f"{ids(path)}: no Going Further section"
+    assert "going-further-md" in cell_ids, f"{relative(path)}: no Going Further section"
     assert cell_ids.index("going-further-md") < cell_ids.index("summary-md")
     heading = cells(path)[cell_ids.index("going-further-md")].source.splitlines()[0]
-    assert heading.startswith("## "), f"{ids(path)}: Going Further must open with a level-2 heading"
+    assert heading.startswith("## "), f"{relative(path)}: Going Further must open with a level-2 heading"
 
 
-def test_solution_names_are_in_the_library():
-    from d2l_lib import torch as d2l
-
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
+def test_solution_names_are_in_the_library(framework: Framework):
+    path = library_path(framework)
+    assert path.exists(), f"{relative(path)} is missing; run `make lib`"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    exported = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["__all__"]
+    )
     for name in (*SAVED_BY_SOLUTIONS.values(), "mask_from_valid_lens"):
-        assert callable(getattr(d2l, name, None)), f"d2l_lib lacks {name}; run `make lib`"
+        assert name in exported, f"{relative(path)} lacks {name}; run `make lib`"

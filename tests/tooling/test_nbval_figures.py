@@ -1,4 +1,5 @@
-"""nbval compares figures too (booktools.nbval_figures), so a changed heatmap fails."""
+"""nbval compares figures too (booktools.nbval_figures), so a changed heatmap fails, and
+the d2l-book kernel draws them whatever Matplotlib backend the caller exports."""
 
 from __future__ import annotations
 
@@ -17,7 +18,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import nbformat  # noqa: E402
 import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook  # noqa: E402
 
+from booktools import derive, execute  # noqa: E402
+from booktools.frameworks import FRAMEWORKS, by_name  # noqa: E402
+from booktools.kernel import NAME as KERNEL_NAME  # noqa: E402
 from booktools.nbval_figures import compare_pngs  # noqa: E402
 
 
@@ -44,27 +50,117 @@ def test_a_missing_image_fails():
     assert "made 0 image(s), the notebook stores 1" in compare_pngs([png(np.eye(2))], [], "missing")[0]
 
 
+def nbval(
+    notebook: Path, root: Path, rootdir: Path, kernel: str = KERNEL_NAME, **env: str
+) -> subprocess.CompletedProcess:
+    """Run nbval with the figure plugin on one notebook, as `make pytest` does, in ``kernel``."""
+    environment = {key: value for key, value in os.environ.items() if key != "MPLBACKEND"}
+    environment.update(env)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--nbval",
+            str(notebook),
+            "--nbval-kernel-name",
+            kernel,
+            "-p",
+            "booktools.nbval_figures",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--rootdir",
+            str(rootdir),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=600,
+        check=False,
+    )
+
+
+def derive_page(source: Path, book: Path, framework: str = "pytorch") -> tuple[Path, nbformat.NotebookNode]:
+    """Write the notebook of ``framework`` derived from ``source`` where `make notebooks` puts it."""
+    notebook = derive.derive(source, by_name(framework), book)
+    path = derive.derived_path(source, by_name(framework), book)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(derive.render(notebook), encoding="utf-8")
+    return path, notebook
+
+
+def scratch_repository(root: Path, target: Path, *pages: str) -> Path:
+    """A scratch repository with what derivation reads: ``_config.yml``, the library's version, pages."""
+    (target / "d2l_lib").mkdir(parents=True)
+    shutil.copy(root / "_config.yml", target / "_config.yml")
+    shutil.copy(root / "d2l_lib" / "__init__.py", target / "d2l_lib" / "__init__.py")
+    for page in pages:
+        (target / page).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(root / page, target / page)
+    return target
+
+
 def test_nbval_fails_on_weights_and_heatmap_when_the_mask_value_changes(root: Path, tmp_path: Path):
-    """The issue's acceptance check: mask with 0 instead of the dtype's lowest value."""
-    notebook_path = tmp_path / "chapters/en/attention-scoring-functions.ipynb"
-    notebook_path.parent.mkdir(parents=True)
-    shutil.copy(root / "chapters/en/attention-scoring-functions.ipynb", notebook_path)
-    notebook = nbformat.read(notebook_path, as_version=4)
-    cell = next(c for c in notebook.cells if c.get("id") == "masked-softmax")
+    """The issue's acceptance check: mask with 0 instead of the dtype's lowest value, in the
+    source page, and replay the PyTorch notebook derived from it."""
+    book = scratch_repository(root, tmp_path, "chapters/en/attention-scoring-functions.ipynb")
+    source = book / "chapters/en/attention-scoring-functions.ipynb"
+    page = nbformat.read(source, as_version=4)
+    cell = next(c for c in page.cells if c.get("id") == "masked-softmax")
     assert "lowest = torch.finfo(X.dtype).min" in cell.source
     cell.source = cell.source.replace("lowest = torch.finfo(X.dtype).min", "lowest = 0")
-    nbformat.write(notebook, notebook_path)
+    nbformat.write(page, source)
+    path, notebook = derive_page(source, book)
 
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval", str(notebook_path), "-p", "booktools.nbval_figures",
-         "-p", "no:cacheprovider", "-q", "--rootdir", str(tmp_path)],
-        cwd=root, capture_output=True, text=True, env=env, timeout=300,
-    )
+    result = nbval(path, root, tmp_path)
     assert result.returncode == 1, result.stdout[-3000:]
     failed = set(re.findall(r"^FAILED \S+::(Cell \d+)", result.stdout, re.MULTILINE))
     code = [c for c in notebook.cells if c.cell_type == "code"]  # nbval numbers code cells from 0
     heatmap_cells = {f"Cell {n}" for n, c in enumerate(code) if c.get("id") in ("sdpa-heatmap", "additive-heatmap")}
     weight_cells = {f"Cell {n}" for n, c in enumerate(code) if c.get("id") == "masked-softmax-demo-1d"}
+    assert len(heatmap_cells) == 2 and len(weight_cells) == 1
+    mutated = next(n for n, c in enumerate(code) if c.get("id") == "masked-softmax")
+    assert not failed & {f"Cell {n}" for n in range(mutated + 1)}, "cells before the change must still pass"
     assert heatmap_cells <= failed and weight_cells <= failed, result.stdout[-3000:]
     assert "differs from the stored one: RMS" in result.stdout
+
+
+def figure_page() -> nbformat.NotebookNode:
+    """A source page whose one tab group draws a heatmap in every framework (with Matplotlib only)."""
+    cells = [new_markdown_cell("(sec_figure)=\n# A Figure")]
+    for framework in FRAMEWORKS:
+        cells.append(
+            new_code_cell(
+                f"#@tab {framework.name}\nimport matplotlib.pyplot as plt\nimport numpy as np\n\n"
+                "fig, ax = plt.subplots(figsize=(1.5, 1.5))\n"
+                f"ax.imshow(np.eye({len(framework.name)}), cmap='Reds')\nplt.show()"
+            )
+        )
+    for index, cell in enumerate(cells):
+        cell["id"] = f"cell-{index}"
+    return new_notebook(cells=cells)
+
+
+def test_the_book_kernel_shows_figures_whatever_the_callers_backend(root: Path, tmp_path: Path):
+    """With MPLBACKEND=Agg exported (as CI often does), nbval in the d2l-book kernel still makes
+    every stored figure; in a kernel that inherits the caller's environment the figure is gone."""
+    book = scratch_repository(root, tmp_path)
+    source = book / "chapters/en/figure.ipynb"
+    source.parent.mkdir(parents=True)
+    nbformat.write(figure_page(), source)
+    path, notebook = derive_page(source, book)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MPLBACKEND", "Agg")  # the kernel that stores the outputs ignores it too
+        execute.run(notebook, path.parent)
+    assert [output.output_type for output in notebook.cells[-1].outputs] == ["display_data"]
+    assert "image/png" in notebook.cells[-1].outputs[0].data
+    path.write_text(derive.render(notebook), encoding="utf-8")
+
+    passed = nbval(path, root, tmp_path, MPLBACKEND="Agg")
+    assert passed.returncode == 0, passed.stdout[-3000:]
+    assert re.search(r"\b2 passed\b", passed.stdout), passed.stdout[-3000:]
+    inherited = nbval(path, root, tmp_path, kernel="python3", MPLBACKEND="Agg")
+    assert inherited.returncode == 1, inherited.stdout[-3000:]
+    assert "Missing output fields from running code" in inherited.stdout, inherited.stdout[-3000:]  # no figure

@@ -1,48 +1,77 @@
-"""Stored outputs are complete and nbval stays strict in every edition."""
+"""Stored outputs are complete and nbval stays strict, in every edition and framework.
+
+The checks of what runs (executed cells, errors, cells that ignore their output)
+apply to the derived notebooks under ``notebooks/``, which nbval replays; the
+checks of what is written apply to the source pages under ``chapters/``.
+"""
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import nbformat
 import pytest
 import tomllib
 
-from booktools.book import ROOT, editions, notebooks
+from booktools import derive
+from booktools.book import ROOT, editions, notebooks, relative
+from booktools.frameworks import FRAMEWORKS
+from booktools.kernel import NAME as KERNEL_NAME
 
-NOTEBOOKS = [path for language in editions() for path in notebooks(language)]
+SOURCES = [path for language in editions() for path in notebooks(language)]
+DERIVED = [derive.derived_path(source, framework) for source in SOURCES for framework in FRAMEWORKS]
 SKIPPING_TAGS = {"nbval-skip", "skip-execution", "raises-exception", "nbval-raises-exception", "nbval-ignore-output"}
 SKIPPING_COMMENT = re.compile(r"#\s*NBVAL_(SKIP|IGNORE_OUTPUT|RAISES_EXCEPTION)", re.IGNORECASE)
 TIMING_CALL = re.compile(r"\b(perf_counter|timeit)\b")
 IGNORE_REASON = re.compile(r"^\s*#\s*nbval-ignore-output:\s*\S", re.MULTILINE)
 
 
-def ids(path: Path) -> str:
-    return path.relative_to(ROOT).as_posix()
-
-
-def code_cells(path: Path):
+def code_cells(path: Path) -> list[tuple[int, nbformat.NotebookNode]]:
+    """The code cells of a notebook with their position (from 1); a missing derived notebook fails."""
+    if not path.exists():
+        pytest.fail(f"{relative(path)} is missing: run `make notebooks`")
     notebook = nbformat.read(path, as_version=4)
     return [(number, cell) for number, cell in enumerate(notebook.cells, start=1) if cell.cell_type == "code"]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def ends_with_semicolon(source: str) -> bool:
+    """Whether a cell's code ends with ``;``, ignoring comments and blank lines."""
+    skipped = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
+    try:
+        tokens = [
+            token for token in tokenize.generate_tokens(io.StringIO(source).readline) if token.type not in skipped
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return bool(tokens) and tokens[-1].string == ";"
+
+
+def test_every_page_has_a_notebook_per_framework():
+    assert len(SOURCES) == len(editions()) * len(notebooks()) and len(DERIVED) == len(SOURCES) * len(FRAMEWORKS)
+    assert {path.parent.name for path in DERIVED} == {framework.name for framework in FRAMEWORKS}
+
+
+@pytest.mark.parametrize("path", DERIVED, ids=relative)
 def test_every_code_cell_was_executed_top_to_bottom(path: Path):
     counts = [cell.execution_count for _, cell in code_cells(path)]
-    assert counts == list(range(1, len(counts) + 1)), f"{ids(path)}: run `make outputs` (execution counts {counts})"
+    assert counts == list(range(1, len(counts) + 1)), (
+        f"{relative(path)}: run `make notebooks` (execution counts {counts})"
+    )
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", DERIVED, ids=relative)
 def test_no_stored_errors(path: Path):
     for number, cell in code_cells(path):
-        assert all(output.output_type != "error" for output in cell.outputs), f"{ids(path)}, cell {number}"
+        assert all(output.output_type != "error" for output in cell.outputs), f"{relative(path)}, cell {number}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("path", DERIVED, ids=relative)
 def test_only_timing_cells_ignore_their_output_and_say_why(path: Path):
     for number, cell in code_cells(path):
-        where = f"{ids(path)}, cell {number} (id {cell.get('id')})"
+        where = f"{relative(path)}, cell {number} (id {cell.get('id')})"
         tags = set(cell.metadata.get("tags", []))
         assert not SKIPPING_COMMENT.search(cell.source), f"{where}: nbval comment markers are not allowed"
         assert not (tags & SKIPPING_TAGS) - {"nbval-ignore-output"}, f"{where}: skipping tags {tags}"
@@ -51,10 +80,42 @@ def test_only_timing_cells_ignore_their_output_and_say_why(path: Path):
             assert IGNORE_REASON.search(cell.source), f"{where}: needs a '# nbval-ignore-output: <why>' comment"
 
 
-def test_nbval_runs_strict():
+@pytest.mark.parametrize("path", SOURCES, ids=relative)
+def test_source_pages_hold_no_nbval_markers_and_only_outputs_of_make_outputs(path: Path):
+    """A source page runs every framework's code in one namespace, so it is never run as it is:
+    its outputs come from `make outputs`, which leaves the execution counts empty."""
+    for number, cell in code_cells(path):
+        where = f"{relative(path)}, cell {number} (id {cell.get('id')})"
+        assert not SKIPPING_COMMENT.search(cell.source), f"{where}: nbval comment markers are not allowed"
+        assert not set(cell.metadata.get("tags", [])) & (SKIPPING_TAGS - {"nbval-ignore-output"}), where
+        assert cell.execution_count is None, f"{where}: executed by hand; run `make outputs`"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=relative)
+def test_no_code_cell_silences_its_value_with_a_semicolon(path: Path):
+    """IPython hides the value of a cell ending in ``;`` only when it records the cell in its
+    history: `make outputs` (nbclient) does, nbval does not (store_history=False), so nbval
+    would print a value the notebook never stored, such as ``<matplotlib.image.AxesImage ...>``."""
+    for number, cell in code_cells(path):
+        assert not ends_with_semicolon(cell.source), (
+            f"{relative(path)}, cell {number} (id {cell.get('id')}): ends with ';'; assign the value or call plt.show()"
+        )
+
+
+def test_the_semicolon_check_sees_through_comments():
+    assert ends_with_semicolon("plt.plot(x);  # no value\n\n")
+    assert not ends_with_semicolon("x = 1\n# the end;")
+    assert not ends_with_semicolon("s = 'a;'")
+
+
+def test_nbval_runs_strict_on_the_derived_notebooks_in_the_book_kernel():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     makefile = (ROOT / "Makefile").read_text()
     for text in (config["addopts"], makefile):
         assert "--nbval-lax" not in text and "--nbval-sanitize-with" not in text
     assert "booktools.nbval_figures" in config["addopts"]
-    assert "--nbval" in makefile
+    assert "notebooks" in config["testpaths"] and "chapters" not in config["testpaths"]
+    assert re.search(r"^KERNEL := (\S+)$", makefile, re.MULTILINE).group(1) == KERNEL_NAME
+    pytest_recipe = makefile.split("\npytest:", 1)[1].split("\n\n", 1)[0]
+    assert "--nbval " in pytest_recipe and "--nbval-kernel-name $(KERNEL)" in pytest_recipe
+    assert "booktools.kernel" in makefile.split("$(STAMP):", 1)[1].split("\n\n", 1)[0]
