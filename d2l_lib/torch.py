@@ -145,8 +145,8 @@ def _masked_softmax(X: torch.Tensor, valid_lens, overwrite: bool) -> torch.Tenso
     """``masked_softmax``, allowed to write into ``X`` when ``overwrite`` is True.
 
     Attention layers pass ``overwrite=True`` for the scores they have just computed: no
-    caller ever sees that tensor, so it can be masked in place and the weights written
-    over it, instead of allocating new tensors of the same size.
+    caller ever sees that tensor, so it can be masked in place and, when no gradient is
+    needed, the weights written over it.
     """
     lens = _valid_lens_per_query(X, valid_lens)
     if lens is None:
@@ -156,8 +156,14 @@ def _masked_softmax(X: torch.Tensor, valid_lens, overwrite: bool) -> torch.Tenso
         # example it has shape (batch size, 1, no. of keys) and broadcasts over the queries.
         padding = torch.arange(X.shape[-1], device=X.device) >= lens
         lowest = torch.finfo(X.dtype).min  # the most negative finite score X's dtype can hold
-        # Fill the padding in place if we may, else in a copy that torch.where makes in one pass.
-        X = X.masked_fill_(padding, lowest) if overwrite else torch.where(padding, lowest, X)
+        if overwrite:
+            # In place (out= takes the fill as a tensor), and unseen by autograd: softmax's backward
+            # pass multiplies the gradient of each score by its weight, 0 for padding, so recording
+            # the fill would change nothing.
+            with torch.no_grad():
+                torch.where(padding, X.new_full((), lowest), X, out=X)
+        else:
+            X = torch.where(padding, lowest, X)  # a masked copy in one pass: X itself is untouched
     if X.requires_grad or (padding is None and not overwrite):
         weights = nn.functional.softmax(X, dim=-1)  # new: autograd keeps it for the backward pass
     else:
@@ -167,9 +173,11 @@ def _masked_softmax(X: torch.Tensor, valid_lens, overwrite: bool) -> torch.Tenso
     # exp(lowest - row maximum) underflows to exactly 0, so the padding has no weight already,
     # except in a row of length 0 or one whose valid scores are all -inf (or include NaN or
     # +inf). The last key is padding in every row that has padding: its weights tell whether
-    # there is such a row. (A tensor on the meta device has no values to look at.)
-    if not X.is_meta and not ((weights[..., -1:] != 0) & padding[..., -1:]).any():
-        return weights
+    # there is such a row. Looking takes a few small operations, which pays off only for many
+    # weights (and a tensor on the meta device has no values to look at).
+    if weights.numel() >= 2**14 and not weights.is_meta:
+        if not ((weights[..., -1:] != 0) & padding[..., -1:]).any():
+            return weights
     if weights.requires_grad:  # autograd needs softmax's output unchanged
         return torch.where(padding, 0.0, weights)
     return weights.masked_fill_(padding, 0.0)
@@ -201,14 +209,17 @@ def _check_attention_inputs(queries: torch.Tensor, keys: torch.Tensor, values: t
         if x.dim() != 3:
             raise ValueError(f'{name} must have shape (batch size, no. of {name}, length), '
                              f'got shape {tuple(x.shape)}')
-    shapes = f'queries {tuple(queries.shape)}, keys {tuple(keys.shape)}, values {tuple(values.shape)}'
+
+    def shapes() -> str:  # formatted only for an error message: formatting takes microseconds
+        return f'queries {tuple(queries.shape)}, keys {tuple(keys.shape)}, values {tuple(values.shape)}'
+
     if not queries.shape[0] == keys.shape[0] == values.shape[0]:
-        raise ValueError(f'queries, keys and values must have the same batch size, got {shapes}')
+        raise ValueError(f'queries, keys and values must have the same batch size, got {shapes()}')
     if keys.shape[1] != values.shape[1]:
-        raise ValueError(f'keys and values must have the same number of key-value pairs, got {shapes}')
+        raise ValueError(f'keys and values must have the same number of key-value pairs, got {shapes()}')
     if same_length and queries.shape[2] != keys.shape[2]:
         raise ValueError('queries and keys must have the same length d for a dot product, got '
-                         f'{shapes}; use AdditiveAttention for different lengths')
+                         f'{shapes()}; use AdditiveAttention for different lengths')
 
 
 # ---- from chapters/en/attention-scoring-functions.ipynb, cell dot-product-attention
