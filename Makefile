@@ -7,8 +7,14 @@ STAMP := $(VENV)/.installed
 # The kernel every notebook run uses (booktools/kernel.py): its environment is fixed,
 # so figures show whatever the caller's MPLBACKEND is.
 KERNEL := d2l-book
+# d2lbook 1.0.3 pins Sphinx 5.3, so it has an environment of its own for the slides
+# (booktools/slides.py), pinned by booktools/slides-requirements.txt; reveal.js, require.js
+# and jQuery for the decks, pinned by booktools/reveal/package-lock.json, are installed into it.
+D2LBOOK_VENV := .venv-d2lbook
+D2LBOOK_STAMP := $(D2LBOOK_VENV)/.installed
+REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 
-.PHONY: setup book test lib check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
+.PHONY: setup slides-setup slides book lab serve test lib check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
 
 $(STAMP): requirements.txt pyproject.toml booktools/kernel.py
 	$(PYTHON) -m venv $(VENV)
@@ -20,12 +26,34 @@ $(STAMP): requirements.txt pyproject.toml booktools/kernel.py
 
 setup: $(STAMP)
 
+$(D2LBOOK_STAMP): booktools/slides-requirements.txt booktools/reveal/package-lock.json
+	$(PYTHON) -m venv $(D2LBOOK_VENV)
+	$(D2LBOOK_VENV)/bin/python -m pip install --quiet -r booktools/slides-requirements.txt
+	mkdir -p $(REVEAL)
+	cp booktools/reveal/package.json booktools/reveal/package-lock.json $(REVEAL)/
+	npm ci --prefix $(REVEAL) --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $(D2LBOOK_STAMP)
+
+slides-setup: $(D2LBOOK_STAMP)
+
+## make slides: lecture slides of every page, edition and framework (d2lbook + nbconvert) into _build/html/<lang>/slides/
+slides: setup slides-setup
+	$(PY) -m booktools.slides
+
 ## make book: build the rendered book into _build/html
-book: setup
+book: setup slides-setup
 	$(PY) -m booktools.build
 
+## make lab: JupyterLab on the derived notebooks (notebooks/<lang>/<framework>/), kernel d2l-book
+lab: setup
+	$(PY) -m booktools.lab $(LAB_ARGS)
+
+## make serve: the built site and a local Jupyter server beside it (prints the URL)
+serve: setup
+	$(PY) -m booktools.serve $(SERVE_ARGS)
+
 ## make test: every check CI runs
-test: setup check-lib check-notebooks check-translations lint pytest
+test: setup slides-setup check-lib check-notebooks check-translations lint pytest
 
 ## make lib: regenerate d2l_lib/{torch,jax,tensorflow}.py from the notebooks' #@save cells
 lib: setup

@@ -9,7 +9,13 @@ copy of the edition in which the marks are replaced by what the Sphinx side
   ``d2l-tab-<framework>`` (myst-nb turns it into the class ``tag_d2l-tab-<framework>``);
 - a framework markdown cell loses its ``:begin_tab:``/``:end_tab:`` lines and is
   wrapped in a ``{container}`` with the class ``d2l-tab-<framework>``;
-- a ``#@tab all`` cell loses its mark and is shown once, outside the tabs.
+- a ``#@tab all`` cell loses its mark and is shown once, outside the tabs;
+- a markdown cell (and an ``.md`` page) loses d2lbook's slide marks
+  (``booktools.slide_marks``): the reader sees the marked text, never ``[**``
+  or ``(**``, and not the text meant for the slides only; a page with slide
+  marks gains, after its title, a line linking its decks
+  (``booktools.slides``, one per framework);
+- the edition gains the generated API page ``api.md`` (``booktools.api_docs``).
 
 The copy keeps the repository's layout (``chapters/<code>/`` beside ``img/``), so
 relative paths to figures work unchanged.
@@ -23,7 +29,9 @@ from pathlib import Path
 
 import nbformat
 
-from booktools.frameworks import NAMES, page_frameworks, strip_marks
+from booktools import api_docs
+from booktools.frameworks import FRAMEWORKS, NAMES, page_frameworks, strip_marks
+from booktools.slide_marks import mark_kinds, strip_slide_marks
 
 TAB_CLASS = "d2l-tab-{}"
 SHARED_FOLDERS = ("img",)
@@ -37,6 +45,8 @@ def book_notebook(notebook: nbformat.NotebookNode, where: str = "page") -> nbfor
     """
     result = copy.deepcopy(notebook)
     for cell, belongs in zip(result.cells, page_frameworks(notebook.cells, where)):
+        if cell.cell_type == "markdown":
+            cell.source = strip_slide_marks(cell.source)
         if belongs is None:
             continue
         text = strip_marks(cell)
@@ -53,6 +63,39 @@ def book_notebook(notebook: nbformat.NotebookNode, where: str = "page") -> nbfor
     return result
 
 
+SLIDES_LINK_ID = "d2l-slides-link"
+
+
+def slides_link_cell(language: str, page: str) -> nbformat.NotebookNode:
+    """Return the markdown cell linking a page's decks, one per framework (``booktools.slides``)."""
+    from booktools.slides import deck_href, label
+
+    links = " · ".join(
+        f'<a class="reference external" href="{deck_href(page, framework)}">{framework.label}</a>'
+        for framework in FRAMEWORKS
+    )
+    cell: nbformat.NotebookNode = nbformat.v4.new_markdown_cell(
+        f'<p class="d2l-slides-link">{label(language)}: {links}</p>'
+    )
+    cell["id"] = SLIDES_LINK_ID
+    return cell
+
+
+def has_slides(notebook: nbformat.NotebookNode) -> bool:
+    """Whether a source page has slide marks (d2lbook makes slides only of such pages)."""
+    return any(cell.cell_type == "markdown" and mark_kinds(cell.source) for cell in notebook.cells)
+
+
+def add_slides_link(notebook: nbformat.NotebookNode, language: str, page: str, marked: bool) -> nbformat.NotebookNode:
+    """Insert the link to the page's decks after its title, if the source page had slide marks (``marked``)."""
+    titles = [
+        i for i, cell in enumerate(notebook.cells) if cell.cell_type == "markdown" and "\n# " in f"\n{cell.source}"
+    ]
+    if marked and titles:
+        notebook.cells.insert(titles[0] + 1, slides_link_cell(language, page))
+    return notebook
+
+
 def write_edition_sources(source_dir: Path, target_root: Path, root: Path) -> Path:
     """Write the renderable copy of ``source_dir`` (``chapters/<code>``) under ``target_root``.
 
@@ -63,10 +106,16 @@ def write_edition_sources(source_dir: Path, target_root: Path, root: Path) -> Pa
     target.mkdir(parents=True)
     for path in sorted(source_dir.iterdir()):
         if path.suffix == ".ipynb":
-            notebook = book_notebook(nbformat.read(path, as_version=4), path.relative_to(root).as_posix())
+            source = nbformat.read(path, as_version=4)
+            notebook = add_slides_link(
+                book_notebook(source, path.relative_to(root).as_posix()), source_dir.name, path.stem, has_slides(source)
+            )
             nbformat.write(notebook, target / path.name)
+        elif path.suffix == ".md":
+            (target / path.name).write_text(strip_slide_marks(path.read_text(encoding="utf-8")), encoding="utf-8")
         elif path.is_file():
             shutil.copy2(path, target / path.name)
+    (target / f"{api_docs.PAGE}.md").write_text(api_docs.page(source_dir.name), encoding="utf-8")
     for name in SHARED_FOLDERS:
         if (root / name).is_dir():
             shutil.copytree(root / name, target_root / name)

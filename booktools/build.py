@@ -20,7 +20,8 @@ nitpicky references and ``--keep-going`` (a broken reference, a duplicate label
 or a missing citation fails the build), from scratch, without executing the
 notebooks: their stored outputs are rendered as they are. The editions are
 copied to ``_build/html/<code>/`` next to a landing page,
-``_build/html/index.html``, that links them.
+``_build/html/index.html``, that links them, and each edition's lecture slides
+are built into ``_build/html/<code>/slides/`` (``booktools.slides``).
 
 Usage::
 
@@ -47,6 +48,7 @@ import jinja2
 import yaml
 
 from booktools import config as book_config
+from booktools.api_docs import with_api_page
 from booktools.book import ROOT, SOURCE_LANGUAGE, editions, pages
 from booktools.book_pages import SHARED_FOLDERS, write_edition_sources
 from booktools.config import Edition
@@ -71,6 +73,14 @@ TOOLS = (
     "booktools/frameworks.py",
     "booktools/derive.py",
     "booktools/theme",
+    "booktools/api_docs.py",
+    "d2l_lib",
+    "booktools/slide_marks.py",
+    "booktools/slides.py",
+    "booktools/d2lbook_slides.py",
+    "booktools/slides_template",
+    "booktools/reveal",
+    "booktools/slides-requirements.txt",
 )
 INPUTS = (*SETTINGS, *SHARED_FOLDERS, book_config.CHAPTERS_DIR, *TOOLS)
 # Sphinx's warnings and errors, Jupyter Book's configuration warnings, tracebacks.
@@ -220,7 +230,8 @@ def build_edition(
         header + yaml.safe_dump(edition_config(config, edition, built, root), allow_unicode=True, sort_keys=False),
         encoding="utf-8",
     )
-    toc_file.write_text(header + yaml.safe_dump(edition_toc(toc), sort_keys=False), encoding="utf-8")
+    # The API appendix (booktools.api_docs) is generated into each edition's copy, after the pages.
+    toc_file.write_text(header + yaml.safe_dump(with_api_page(edition_toc(toc)), sort_keys=False), encoding="utf-8")
     try:
         source = write_edition_sources(root / "chapters" / edition.code, work / "src", root)
     except TabError as error:
@@ -245,12 +256,18 @@ def build_edition(
     return EditionResult(edition, process.returncode, log, problems)
 
 
-def write_landing(built: list[Edition], config: dict[str, Any], toc: dict[str, Any], site: Path) -> Path:
-    """Write ``site/index.html``, linking the root page of every edition."""
+def write_landing(
+    built: list[Edition], config: dict[str, Any], toc: dict[str, Any], site: Path, decks: dict[str, str] | None = None
+) -> Path:
+    """Write ``site/index.html``, linking the root page of every edition (and its slides: ``decks``, code -> label)."""
     root_page = edition_toc(toc)["root"]
     template = jinja2.Template(LANDING_TEMPLATE.read_text(encoding="utf-8"), autoescape=True)
     html = template.render(
-        title=config.get("title", ""), editions=built, root_page=f"{root_page}.html", language=SOURCE_LANGUAGE
+        title=config.get("title", ""),
+        editions=built,
+        root_page=f"{root_page}.html",
+        language=SOURCE_LANGUAGE,
+        decks=decks or {},
     )
     landing = site / "index.html"
     landing.write_text(html, encoding="utf-8")
@@ -318,10 +335,33 @@ def build(root: Path = ROOT) -> int:
     if failed:
         print("make book failed: warnings are errors (-W -n); see the lines above", file=sys.stderr)
         return 1
-    landing = write_landing(built, config, toc, site)
+    decks = build_slides(site, root)
+    if decks is None:
+        return 1
+    landing = write_landing(built, config, toc, site, decks)
     stamp_path(root).write_text(digest + "\n", encoding="utf-8")
     print(f"landing page: {landing.relative_to(root)}")
     return 0
+
+
+def build_slides(site: Path, root: Path = ROOT) -> dict[str, str] | None:
+    """Build the slides into the site; return the editions that have decks (code -> "Slides" in it), None on failure.
+
+    Without d2lbook's environment (a scratch copy of the book) the slides are skipped,
+    and said so; ``make book`` creates it first (``make slides-setup``).
+    """
+    from booktools import slides  # its tools live in .venv-d2lbook and _build/reveal
+
+    if not (root / slides.D2LBOOK_ENV).exists():
+        print(f"slides: skipped, {slides.D2LBOOK_ENV} is missing (make slides-setup creates it)")
+        return {}
+    try:
+        written = slides.build(site, root)
+    except slides.SlidesError as error:
+        print(f"make book failed: slides: {error}", file=sys.stderr)
+        return None
+    print(f"slides: {len(written)} decks -> {site.relative_to(root)}/<lang>/{slides.SLIDES_DIR}/")
+    return {path.parent.parent.name: slides.label(path.parent.parent.name) for path in written}
 
 
 def main(argv: list[str] | None = None) -> int:

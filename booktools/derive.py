@@ -2,7 +2,8 @@
 
 ``chapters/<lang>/<page>.ipynb`` holds every framework (see ``booktools.frameworks``);
 ``notebooks/<lang>/<framework>/<page>.ipynb`` holds one: the shared cells and that
-framework's cells, without the ``#@tab``/``:begin_tab:`` marks, with their stored
+framework's cells, without the ``#@tab``/``:begin_tab:`` marks and without d2lbook's
+slide marks (``booktools.slide_marks``; ``booktools.slides`` derives with them), with their stored
 outputs, after an install cell that adds ``d2l_lib[<extra>]`` where it is missing
 (Colab). These are the notebooks that ``make outputs`` executes, nbval replays,
 the Colab buttons open and ``make lab`` shows. They are generated, never edited:
@@ -27,6 +28,7 @@ import nbformat
 from booktools.book import ROOT, editions, notebooks
 from booktools.config import load_config
 from booktools.frameworks import FRAMEWORKS, Framework, page_frameworks, strip_marks
+from booktools.slide_marks import strip_slide_marks
 
 OUTPUT_DIR = "notebooks"
 INSTALL_CELL_ID = "install"
@@ -69,8 +71,8 @@ def derived_path(source: Path, framework: Framework, root: Path = ROOT) -> Path:
     return root / OUTPUT_DIR / language / framework.name / source.name
 
 
-def derive(source: Path, framework: Framework, root: Path = ROOT) -> nbformat.NotebookNode:
-    """Return the notebook of one framework derived from a source page.
+def derive(source: Path, framework: Framework, root: Path = ROOT, slide_marks: bool = False) -> nbformat.NotebookNode:
+    """Return the notebook of one framework derived from a source page (with its slide marks if ``slide_marks``).
 
     Raises:
         booktools.frameworks.TabError: if the source's framework marks are malformed.
@@ -83,6 +85,8 @@ def derive(source: Path, framework: Framework, root: Path = ROOT) -> nbformat.No
             continue
         kept = copy.deepcopy(cell)
         kept.source = strip_marks(cell)
+        if kept.cell_type == "markdown" and not slide_marks:
+            kept.source = strip_slide_marks(kept.source)
         cells.append(kept)
     code_cells = [cell for cell in cells if cell.cell_type == "code"]
     for count, cell in enumerate(code_cells, start=1):  # as one run from the top numbers them

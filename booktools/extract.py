@@ -32,6 +32,7 @@ import nbformat
 from booktools.book import ROOT, notebooks
 from booktools.frameworks import FRAMEWORKS, Framework, page_frameworks
 from booktools.save_marks import ExtractionError, SavedBlock, Section, blocks_of_cell
+from booktools.slide_marks import strip_slide_marks
 
 LIBRARY_DIR = "d2l_lib"
 BLOCK_HEADER = "# ---- from "
@@ -77,7 +78,7 @@ def blocks_of_notebook(path: Path, framework: Framework, root: Path = ROOT) -> l
     for cell, belongs in zip(notebook.cells, page_frameworks(notebook.cells, relative)):
         if cell.cell_type == "markdown":
             pending = None
-            for line in cell.source.splitlines():
+            for line in strip_slide_marks(cell.source).splitlines():  # headings as the book shows them
                 if match := LABEL.match(line):
                     pending = match["label"]
                 elif match := HEADING.match(line):

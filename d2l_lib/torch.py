@@ -157,11 +157,10 @@ def _masked_softmax(X: torch.Tensor, valid_lens, overwrite: bool) -> torch.Tenso
         padding = torch.arange(X.shape[-1], device=X.device) >= lens
         lowest = torch.finfo(X.dtype).min  # the most negative finite score X's dtype can hold
         if overwrite:
-            # In place (out= takes the fill as a tensor), and unseen by autograd: softmax's backward
-            # pass multiplies the gradient of each score by its weight, 0 for padding, so recording
-            # the fill would change nothing.
+            # In place, and unseen by autograd: softmax's backward pass multiplies the gradient
+            # of each score by its weight, 0 for padding, so recording the fill changes nothing.
             with torch.no_grad():
-                torch.where(padding, X.new_full((), lowest), X, out=X)
+                X.masked_fill_(padding, lowest)
         else:
             X = torch.where(padding, lowest, X)  # a masked copy in one pass: X itself is untouched
     if X.requires_grad or (padding is None and not overwrite):

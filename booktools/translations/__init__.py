@@ -14,6 +14,8 @@ original, cell by cell:
   math, MyST labels, role targets, directives, heading levels and URLs;
 - the glossary ``chapters/glossary.yml``: no banned variant anywhere, and the
   chosen term in each markdown cell whose English original names the concept;
+- the glossary's style rules (its ``rules``, per edition): no text that breaks
+  one, in markdown, comments, docstrings and quiz text;
 - prose left in English: a sentence identical to the English one or full of
   English function words, in markdown, comments and docstrings.
 
@@ -22,7 +24,7 @@ line number inside a problem is that of the paragraph or comment.
 
 One job per module:
 
-- ``glossary``: ``chapters/glossary.yml``, its schema and its terms per language;
+- ``glossary``: ``chapters/glossary.yml``, its schema, its terms and style rules per language;
 - ``myst``: a markdown cell as MyST reads it (markdown-it, myst-parser's parser);
 - ``prose``: sentences, and whether one is still English;
 - ``pycode``: code without comments and docstrings, and the prose in them;

@@ -13,20 +13,30 @@ import sys
 from pathlib import Path
 
 from booktools.book import ROOT, SOURCE_LANGUAGE, editions, pages, relative
+from booktools.quizzes import QUIZ_TAG
 from booktools.translations.cells import pair_cells, read_cells, where
 from booktools.translations.compare import (
     check_english_left,
     check_glossary,
+    check_style_rules,
     compare_code,
     compare_frameworks,
     compare_markdown,
     compare_outputs,
+    compare_slide_marks,
 )
-from booktools.translations.glossary import GlossaryError, Term, read_glossary
+from booktools.translations.glossary import GlossaryError, StyleRule, Term, read_glossary, read_rules
 from booktools.translations.prose import WORD
+from booktools.translations.quiz import compare_quiz
 
 
-def compare_page(english_path: Path, translation_path: Path, terms: list[Term], root: Path = ROOT) -> list[str]:
+def compare_page(
+    english_path: Path,
+    translation_path: Path,
+    terms: list[Term],
+    root: Path = ROOT,
+    rules: dict[str, StyleRule] | None = None,
+) -> list[str]:
     """Compare one translated page with its English original; return the problems found."""
     path = relative(translation_path, root)
     kept = {word.lower() for term in terms for word in WORD.findall(term.term)}
@@ -43,14 +53,17 @@ def compare_page(english_path: Path, translation_path: Path, terms: list[Term], 
         )
         if english.kind in ("code", "markdown"):
             found += compare_frameworks(english, translation)
-        if english.kind == "code":
+        if english.kind == "code" and QUIZ_TAG in english.tags:
+            found += compare_quiz(english, translation)
+        elif english.kind == "code":
             found += compare_code(english, translation) + compare_outputs(english, translation)
         elif english.kind == "markdown":
-            found += compare_markdown(english, translation)
+            found += compare_markdown(english, translation) + compare_slide_marks(english, translation)
         elif english.source != translation.source:
             found.append(f"{english.kind} cell differs from English")
         if english.kind in ("code", "markdown"):
             found += check_glossary(english, translation, terms) + check_english_left(english, translation, kept)
+            found += check_style_rules(translation, rules or {})
         problems += [f"{here}: {problem}" for problem in found]
     return problems
 
@@ -65,7 +78,7 @@ def check(root: Path = ROOT, languages: list[str] | None = None) -> list[str]:
     problems = []
     english_pages = pages(SOURCE_LANGUAGE, root)
     for language in languages or [code for code in editions(root) if code != SOURCE_LANGUAGE]:
-        terms = read_glossary(language, root)
+        terms, rules = read_glossary(language, root), read_rules(language, root)
         folder = root / "chapters" / language
         expected = set()
         for english in english_pages:
@@ -74,7 +87,7 @@ def check(root: Path = ROOT, languages: list[str] | None = None) -> list[str]:
             if not translation.exists():
                 problems.append(f"{relative(translation, root)}: missing (English has {relative(english, root)})")
                 continue
-            problems += compare_page(english, translation, terms, root)
+            problems += compare_page(english, translation, terms, root, rules)
         for extra in sorted(set(folder.rglob("*.ipynb")) - expected):
             if ".ipynb_checkpoints" not in extra.parts:
                 problems.append(f"{relative(extra, root)}: not in the English edition")

@@ -1,13 +1,20 @@
 """Compare one translated cell with its English original; each function returns the problems found.
 
 - :func:`compare_frameworks`: the same framework marks (``#@tab``, ``:begin_tab:``);
+- :func:`compare_slide_marks`: the same slide marks (``[**``, ``(**``, ``[~~``,
+  ``(~~``), in the same order, so every edition has the same slides;
 - :func:`compare_code`: the same parsed code and ``#@save`` marks (comments and
   docstrings are free to differ); :func:`compare_outputs`: the same stored outputs
   (only their kinds where nbval ignores them);
 - :func:`compare_markdown`: the same math, labels, role targets, directives,
   heading levels and URLs;
 - :func:`check_english_left`: no sentence left in English;
-- :func:`check_glossary`: no banned variant, and the chosen term where English names the concept.
+- :func:`check_glossary`: no banned variant, and the chosen term where English names the concept;
+- :func:`check_style_rules`: nothing that breaks one of the edition's style rules
+  (the glossary's ``rules``).
+
+Markdown is read without its slide marks (``booktools.slide_marks``), as the book
+and the slides show it: ``(**$$ ... $$**) (label)`` is a labelled equation.
 """
 
 from __future__ import annotations
@@ -18,14 +25,21 @@ from collections import Counter
 from typing import Any
 
 from booktools.frameworks import BEGIN_TAB, END_TAB, TAB_LINE, TabError, cell_frameworks
+from booktools.quizzes import QUIZ_TAG, quiz_prose
 from booktools.save_marks import SAVE_MARK, saved_statements
+from booktools.slide_marks import mark_kinds, strip_slide_marks
 from booktools.translations.cells import Cell
-from booktools.translations.glossary import Term
-from booktools.translations.myst import parse_markdown
+from booktools.translations.glossary import StyleRule, Term
+from booktools.translations.myst import Markdown, parse_markdown
 from booktools.translations.prose import MIN_COPIED_WORDS, copied_from_english, looks_english, quote, sentences, squash
 from booktools.translations.pycode import code_prose, normalized_code
 
 IGNORED_OUTPUT_TAGS = {"nbval-ignore-output", "nbval-skip"}  # outputs that differ from run to run
+
+
+def _parse(source: str) -> Markdown:
+    """A markdown cell as MyST reads it, its slide marks removed (slides-only text kept)."""
+    return parse_markdown(strip_slide_marks(source, keep_slides_only=True))
 
 
 def _quote_item(item: object) -> str:
@@ -96,6 +110,15 @@ def compare_frameworks(english: Cell, translation: Cell) -> list[str]:
     return [] if want == have else [f"framework marks differ from English: English {want}, translation {have}"]
 
 
+def compare_slide_marks(english: Cell, translation: Cell) -> list[str]:
+    """Describe how the slide marks of a markdown cell differ from English (kinds, in order)."""
+    want, have = mark_kinds(english.source), mark_kinds(translation.source)
+    if want == have:
+        return []
+    english_marks, translated_marks = " ".join(want) or "(none)", " ".join(have) or "(none)"
+    return [f"slide marks differ from English: English {english_marks}, translation {translated_marks}"]
+
+
 def compare_outputs(english: Cell, translation: Cell) -> list[str]:
     """Describe how the stored outputs of two code cells differ."""
     want, have = _plain_outputs(english), _plain_outputs(translation)
@@ -139,7 +162,7 @@ def compare_code(english: Cell, translation: Cell) -> list[str]:
 
 def compare_markdown(english: Cell, translation: Cell) -> list[str]:
     """Describe how a translated markdown cell differs from English in math, labels, links and markup."""
-    want, have = parse_markdown(english.source), parse_markdown(translation.source)
+    want, have = _parse(english.source), _parse(translation.source)
 
     def math(blocks: list[tuple[str, str]]) -> list[str]:
         return [f"$${m}$$ ({label})" if label else f"$${m}$$" for m, label in blocks]
@@ -167,7 +190,9 @@ def _blank_framework_marks(source: str) -> str:
 def _prose(cell: Cell) -> list[tuple[int, str]]:
     """(line, sentence) of a cell's prose: markdown text, or the comments and docstrings of code."""
     source = _blank_framework_marks(cell.source)
-    return sentences(parse_markdown(source).blocks) if cell.kind == "markdown" else code_prose(source)
+    if cell.kind == "code" and QUIZ_TAG in cell.tags:
+        return quiz_prose(source)
+    return sentences(_parse(source).blocks) if cell.kind == "markdown" else code_prose(source)
 
 
 def check_english_left(english: Cell, translation: Cell, kept: set[str]) -> list[str]:
@@ -199,11 +224,42 @@ def check_glossary(english: Cell, translation: Cell, terms: list[Term]) -> list[
                     f"(line {line}); write {term.term!r}"
                 )
     if translation.kind == "markdown":
-        english_prose = parse_markdown(english.source).prose
-        translated = squash(parse_markdown(translation.source).prose.replace("*", "")).lower()
+        english_prose = _parse(english.source).prose
+        translated = squash(_parse(translation.source).prose.replace("*", "")).lower()
         for term in terms:
             if term.english.search(english_prose) and squash(term.term).lower() not in translated:
                 problems.append(
                     f"glossary: English names {term.concept!r} here, but the translation lacks the term {term.term!r}"
                 )
+    return problems
+
+
+def _rule_texts(cell: Cell, rule: StyleRule) -> list[tuple[int, str]]:
+    """(line, text) a style rule searches: a markdown cell's source, or a code cell's prose."""
+    if cell.kind == "markdown":
+        source = strip_slide_marks(cell.source, keep_slides_only=True)
+        return [(1, source if rule.emphasis else source.replace("*", ""))]
+    return _prose(cell)
+
+
+def check_style_rules(translation: Cell, rules: dict[str, StyleRule]) -> list[str]:
+    """Report the text of a translated cell that breaks one of its edition's style rules.
+
+    A rule searches a markdown cell's source (slide marks and, unless ``emphasis``,
+    emphasis marks removed) and the comments, docstrings and quiz text of a code
+    cell, for its ``pattern`` and its ``banned`` forms (matched like a concept's
+    banned variants).
+    """
+    problems = []
+    for name, rule in rules.items():
+        if rule.cells not in ("all", translation.kind):
+            continue
+        patterns = ([re.compile(rule.pattern, re.IGNORECASE | re.MULTILINE)] if rule.pattern else []) + [
+            _term_pattern(form) for form in rule.banned
+        ]
+        for first_line, text in _rule_texts(translation, rule):
+            for pattern in patterns:
+                for match in pattern.finditer(text):
+                    line = first_line + text.count("\n", 0, match.start())
+                    problems.append(f"style rule {name!r}: {match.group(0)!r} (line {line}): {rule.statement}")
     return problems

@@ -6,7 +6,14 @@ variants banned. It is validated on load against the schema below
 (``booktools.schema``): a misspelt key, a value of the wrong type, a bad pattern
 or a language that is not an edition fails with the file, the key and what was
 expected. A new rule is a new field: one line in :class:`LanguageRule` (per
-concept and language) or in :class:`Glossary` (for the whole file).
+concept and language), :class:`StyleRule` (per style rule) or :class:`Glossary`
+(for the whole file).
+
+Beside the concepts, ``rules`` holds each edition's style rules that a term and
+its banned variants cannot express (a vector's dimension is not its length, no
+needless plural, the dash between the two nouns of a pair): a regular expression
+that must not match, with ``must_fail`` and ``must_pass`` example sentences,
+which ``tests/translations/test_glossary_rules.py`` runs.
 """
 
 from __future__ import annotations
@@ -44,6 +51,28 @@ class LanguageRule:
     note: str = ""  # guidance for translators; not checked
 
 
+CELL_KINDS = ("all", "markdown", "code")
+
+
+def _cells(text: str) -> str:
+    if text not in CELL_KINDS:
+        raise ValueError(f"expected one of {', '.join(CELL_KINDS)}, got {text!r}")
+    return text
+
+
+@dataclass(frozen=True)
+class StyleRule:
+    """A style rule of one edition: text that breaks it, searched like banned variants."""
+
+    statement: str  # the rule, in words; shown with each problem
+    pattern: str = field(default="", metadata={"check": _pattern})  # matches text that breaks the rule
+    banned: tuple[str, ...] = ()  # forms that break it too, matched like a concept's banned variants
+    cells: str = field(default="all", metadata={"check": _cells})  # all, markdown or code (comments, docstrings, quiz)
+    emphasis: bool = False  # search markdown with its emphasis marks `*` kept (removed by default)
+    must_fail: tuple[str, ...] = ()  # sentences that break the rule (run by the tests)
+    must_pass: tuple[str, ...] = ()  # sentences that keep it (run by the tests)
+
+
 @dataclass(frozen=True)
 class Concept:
     """One concept: how English names it, and its rule in each other language."""
@@ -57,6 +86,7 @@ class Glossary:
     """The whole file."""
 
     concepts: dict[str, Concept]
+    rules: dict[str, dict[str, StyleRule]] = field(default_factory=dict)  # language -> rule name -> rule
 
 
 @dataclass(frozen=True)
@@ -98,7 +128,26 @@ def load_glossary(root: Path = ROOT) -> Glossary:
                 raise GlossaryError(
                     file, where, f"missing key {code!r} (the concept in that edition: {{term: ..., banned: [...]}})"
                 )
+    for code, rules in glossary.rules.items():
+        if code not in languages:
+            raise GlossaryError(
+                file, f"rules.{code}", f"unknown language {code!r}; expected an edition's ({', '.join(languages)})"
+            )
+        for name, rule in rules.items():
+            if not rule.pattern and not rule.banned:
+                raise GlossaryError(file, f"rules.{code}.{name}", "expected a pattern or banned forms")
+            if not rule.must_fail:
+                raise GlossaryError(file, f"rules.{code}.{name}", "expected must_fail: a sentence that breaks the rule")
     return glossary
+
+
+def read_rules(language: str, root: Path = ROOT) -> dict[str, StyleRule]:
+    """Return the style rules of ``language`` (see :class:`StyleRule`), by name.
+
+    Raises:
+        GlossaryError: if the file does not match its schema (see :func:`load_glossary`).
+    """
+    return load_glossary(root).rules.get(language, {})
 
 
 def read_glossary(language: str, root: Path = ROOT) -> list[Term]:

@@ -41,8 +41,7 @@ def open_chapter(page, site_url: str, code: str, built_editions: list[str]) -> N
         pytest.fail(f"the {code} edition was not built")
     response = page.goto(chapter_url(site_url, code), wait_until="load")
     assert response is not None and response.ok
-    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                           timeout=TIMEOUT_MS)
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=TIMEOUT_MS)
     page.evaluate("() => MathJax.startup.promise")
 
 
@@ -94,8 +93,7 @@ def test_every_heatmap_and_figure_is_shown(page, site_url, built_editions, code)
 @pytest.mark.parametrize("code", EDITIONS)
 def test_the_language_switcher_leads_to_the_same_page_in_every_edition(page, site_url, built_editions, code):
     open_chapter(page, site_url, code, built_editions)
-    links = page.eval_on_selector_all(
-        "a.edition-link", "links => links.map(link => [link.dataset.edition, link.href])")
+    links = page.eval_on_selector_all("a.edition-link", "links => links.map(link => [link.dataset.edition, link.href])")
     assert sorted(edition for edition, _ in links) == sorted(built_editions)
     for edition, href in links:
         assert href == chapter_url(site_url, edition)
@@ -113,6 +111,7 @@ def test_the_language_switcher_leads_to_the_same_page_in_every_edition(page, sit
 @pytest.fixture
 def fresh_tabs(page, site_url):
     """Forget the framework chosen by an earlier test (the browser profile lasts the session)."""
+
     def forget() -> None:
         page.goto(f"{site_url}/index.html", wait_until="load")
         page.evaluate("() => window.localStorage.clear()")
@@ -132,17 +131,21 @@ def expected_colab(code: str, framework: str) -> str:
     book = (repository.get("path_to_book") or "").strip("/")
     notebook = "/".join(part for part in (book, "notebooks", code, framework, f"{CHAPTER}.ipynb") if part)
     assert (ROOT / notebook).exists(), notebook
-    return (f"{CONFIG['launch_buttons']['colab_url'].rstrip('/')}/github/{owner_repo}"
-            f"/blob/{repository['branch']}/{notebook}")
+    return (
+        f"{CONFIG['launch_buttons']['colab_url'].rstrip('/')}/github/{owner_repo}"
+        f"/blob/{repository['branch']}/{notebook}"
+    )
 
 
 def selected_frameworks(page) -> list[str]:
     """The framework shown by each tab set of the page."""
     return page.eval_on_selector_all(
-        ".d2l-framework-tabs", """sets => sets.map(set => {
+        ".d2l-framework-tabs",
+        """sets => sets.map(set => {
             const input = [...set.querySelectorAll(':scope > input')].find(i => i.checked);
             return input ? input.nextElementSibling.dataset.syncId : null;
-        })""")
+        })""",
+    )
 
 
 @pytest.mark.parametrize("code", EDITIONS)
@@ -150,15 +153,19 @@ def test_the_colab_button_opens_the_chosen_frameworks_notebook(page, site_url, b
     open_chapter(page, site_url, code, built_editions)
     assert colab_links(page) == [expected_colab(code, "pytorch")], "PyTorch is the default framework"
     page.locator('.d2l-framework-tabs label[data-sync-id="tensorflow"]').first.click()
-    page.wait_for_function("url => [...document.querySelectorAll(\"a[href*='colab']\")].every(a => a.href === url)",
-                           arg=expected_colab(code, "tensorflow"), timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "url => [...document.querySelectorAll(\"a[href*='colab']\")].every(a => a.href === url)",
+        arg=expected_colab(code, "tensorflow"),
+        timeout=TIMEOUT_MS,
+    )
     assert "D2L_LIB_SOURCE" not in page.content(), "the install cell belongs to the derived notebooks only"
     assert_offline(page)
 
 
 @pytest.mark.parametrize("code", EDITIONS)
-def test_framework_tabs_switch_every_group_and_are_remembered(page, site_url, built_editions, screenshots,
-                                                              fresh_tabs, code):
+def test_framework_tabs_switch_every_group_and_are_remembered(
+    page, site_url, built_editions, screenshots, fresh_tabs, code
+):
     open_chapter(page, site_url, code, built_editions)
     groups = page.locator(".d2l-framework-tabs")
     assert groups.count() >= 10, "every code group of the chapter is a tab set"
@@ -175,7 +182,8 @@ def test_framework_tabs_switch_every_group_and_are_remembered(page, site_url, bu
     page.wait_for_function("() => [...document.images].every(image => image.complete)", timeout=TIMEOUT_MS)
     images = page.eval_on_selector_all(
         ".d2l-framework-tabs .sd-tab-content img",
-        "imgs => imgs.filter(i => i.offsetParent !== null).map(i => i.naturalWidth)")
+        "imgs => imgs.filter(i => i.offsetParent !== null).map(i => i.naturalWidth)",
+    )
     assert len(images) >= 2 and all(width > 0 for width in images), "JAX heatmaps are shown and loaded"
     page.screenshot(path=str(screenshots / f"{code}-jax-tabs.png"), full_page=True)
 
@@ -228,27 +236,32 @@ def test_the_landing_page_links_every_edition(page, site_url, built_editions, sc
     assert_offline(page)
 
 
-
 @pytest.mark.parametrize("code", EDITIONS)
 def test_solutions_are_collapsed_until_clicked(page, site_url, built_editions, screenshots, code):
+    # sphinx-exercise: numbered, labelled exercises; each solution one collapsed block that
+    # holds its prose and its code cells (with their outputs), titled in the edition's language.
     open_chapter(page, site_url, code, built_editions)
-    solutions = page.locator(".admonition.dropdown")
-    assert solutions.count() >= 3, "one collapsed solution per exercise"
+    exercises = page.locator("div.exercise")
+    assert exercises.count() == 3, "three numbered exercises"
+    solutions = page.locator("div.solution.dropdown")
+    assert solutions.count() == 3, "one collapsed solution per exercise"
+    titles = [solutions.nth(i).locator(".admonition-title").inner_text() for i in range(3)]
+    assert all(re.search(r"\d\.\d", title) for title in titles), f"solutions name their exercise: {titles}"
+    if code != "en":
+        assert not any("Solution" in title for title in titles), f"untranslated solution titles: {titles}"
+        assert "Exercise" not in exercises.first.inner_text(), "untranslated exercise label"
+    for index in range(3):
+        solution = solutions.nth(index)
+        cells = solution.locator(".cell")
+        assert cells.count() >= 1, f"solution {index + 1} holds its code cells"
+        assert solution.locator(".cell_output").count() >= 1, f"solution {index + 1} holds its outputs"
+        assert not cells.first.is_visible(), "a solution's code is shown before the reader asks for it"
+    assert page.locator(".cell.tag_hide-cell").count() == 0, "no separate code toggles below the solutions"
     first = solutions.first
     explanation = first.locator(".admonition-title ~ *").first
     assert not explanation.is_visible(), "a solution is shown before the reader asks for it"
     first.locator(".admonition-title").click()
     explanation.wait_for(state="visible", timeout=TIMEOUT_MS)
-
-    code_cells = page.locator(".cell.tag_hide-cell")
-    assert code_cells.count() >= 3, "the solutions' code cells are collapsed too"
-    cell = code_cells.first
-    source = cell.locator(".cell_input")
-    assert not source.is_visible(), "a solution's code is shown before the reader asks for it"
-    summary = cell.locator("details.hide > summary").first
-    if code != "en":
-        assert "Show code cell" not in summary.inner_text(), "the toggle's text is not translated"
-    summary.click()
-    source.wait_for(state="visible", timeout=TIMEOUT_MS)
+    first.locator(".cell .cell_input").first.wait_for(state="visible", timeout=TIMEOUT_MS)
     page.screenshot(path=str(screenshots / f"{code}-solution-open.png"))
     assert_offline(page)

@@ -16,9 +16,23 @@ def run_landing_test(**env: str) -> subprocess.CompletedProcess:
     environment = {key: value for key, value in os.environ.items() if key != "CI"}
     environment.update(env, BOOK_CHROMIUM=str(ROOT / "no-such-chromium"))
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-         "tests/book/test_browser.py::test_the_landing_page_links_every_edition"],
-        cwd=ROOT, env=environment, capture_output=True, text=True, check=False, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-rs",
+            "tests/book/test_browser.py::test_the_landing_page_links_every_edition",
+        ],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
 
 
 @pytest.mark.parametrize("ci", ["true", ""])

@@ -1,5 +1,6 @@
-"""The exercise solutions are collapsed in every edition and every framework, each framework's
-solutions save their reusable pieces, and "Going Further" precedes the summary."""
+"""The exercises are sphinx-exercise directives and their solutions collapsed blocks that hold their prose
+and code cells, in every edition and framework; each framework's solutions save their reusable pieces,
+and "Going Further" precedes the summary."""
 
 from __future__ import annotations
 
@@ -21,7 +22,11 @@ PATHS = [
     for language in editions()
     if (ROOT / "chapters" / language / CHAPTER).exists()
 ]
-DROPDOWN = re.compile(r"\A:::\{admonition\} .+\n:class: dropdown\n.*\n:::\Z", re.DOTALL)
+# sphinx-exercise: each exercise a labelled {exercise}, each solution gated between a
+# {solution-start} (collapsed: class dropdown) and a {solution-end} cell, holding its prose and code.
+EXERCISE = re.compile(r"\A:::\{exercise\}\n:label: (?P<label>ex-[\w-]+)\n\n.+\n:::\Z", re.DOTALL)
+SOLUTION_START = re.compile(r"\A```\{solution-start\} (?P<label>ex-[\w-]+)\n:class: dropdown\n```\Z")
+SOLUTION_END = "```{solution-end}\n```"
 SAVED_BY_SOLUTIONS = {1: "DistanceAttention", 2: "BilinearAttention", 3: "attention_cost"}
 
 
@@ -34,7 +39,7 @@ def cells(path: Path) -> list[nbformat.NotebookNode]:
 
 
 def solution_cells(notebook_cells: list[nbformat.NotebookNode], exercise: int) -> list[nbformat.NotebookNode]:
-    """The cells between exercise ``exercise`` and the next exercise (or the references)."""
+    """The cells after exercise ``exercise`` up to the next exercise (or the references)."""
     cell_ids = [cell.get("id") for cell in notebook_cells]
     start = cell_ids.index(f"exercise-{exercise}-md") + 1
     end = next(
@@ -51,20 +56,40 @@ def of_framework(notebook_cells: list[nbformat.NotebookNode], framework: Framewo
 @pytest.mark.parametrize("path", PATHS, ids=relative)
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
 @pytest.mark.parametrize("exercise", [1, 2, 3])
-def test_each_exercise_has_a_collapsed_solution(path: Path, framework: Framework, exercise: int):
-    solution = of_framework(solution_cells(cells(path), exercise), framework)
-    kinds = [cell.cell_type for cell in solution]
-    assert kinds[:1] == ["markdown"] and "code" in kinds, (
-        f"{relative(path)}: exercise {exercise} has no worked solution in {framework.label}"
+def test_each_exercise_has_a_collapsed_solution_holding_its_prose_and_code(
+    path: Path, framework: Framework, exercise: int
+):
+    notebook_cells = cells(path)
+    exercise_cell = next(cell for cell in notebook_cells if cell.get("id") == f"exercise-{exercise}-md")
+    labelled = EXERCISE.match(exercise_cell.source.strip())
+    assert labelled, f"{relative(path)}: exercise {exercise} is not a labelled {{exercise}} directive"
+    solution = of_framework(solution_cells(notebook_cells, exercise), framework)
+    start = SOLUTION_START.match(solution[0].source.strip()) if solution else None
+    assert start and start["label"] == labelled["label"], (
+        f"{relative(path)}: exercise {exercise}'s cells must start with a collapsed {{solution-start}} of its label"
     )
-    for cell in solution:
+    assert solution[-1].source.strip() == SOLUTION_END, f"{relative(path)}: solution {exercise} is not closed"
+    inside = solution[1:-1]
+    kinds = [cell.cell_type for cell in inside]
+    assert kinds[:1] == ["markdown"] and "code" in kinds, (
+        f"{relative(path)}: solution {exercise} has no worked solution (prose, then code) in {framework.label}"
+    )
+    for cell in inside:
         where = f"{relative(path)}, cell {cell.get('id')}"
-        if cell.cell_type == "markdown":
-            assert DROPDOWN.match(strip_marks(cell).strip()), (
-                f"{where}: prose of a solution (a framework note too) goes in a dropdown admonition"
-            )
-        else:
-            assert "hide-cell" in cell.metadata.get("tags", []), f"{where}: solution code must be tagged hide-cell"
+        assert "{solution-" not in cell.source and ":::{admonition}" not in strip_marks(cell), (
+            f"{where}: a solution's prose sits directly in the solution block"
+        )
+        assert "hide-cell" not in cell.metadata.get("tags", []), (
+            f"{where}: the solution block collapses its code; no separate hide-cell toggle"
+        )
+
+
+@pytest.mark.parametrize("path", PATHS, ids=relative)
+def test_exercise_labels_are_the_same_in_every_edition(path: Path):
+    english = ROOT / "chapters" / "en" / CHAPTER
+    labels = [EXERCISE.match(c.source.strip()) for c in cells(english) if c.get("id", "").startswith("exercise-")]
+    mine = [EXERCISE.match(c.source.strip()) for c in cells(path) if c.get("id", "").startswith("exercise-")]
+    assert [m and m["label"] for m in mine] == [m and m["label"] for m in labels]
 
 
 @pytest.mark.parametrize("path", PATHS, ids=relative)

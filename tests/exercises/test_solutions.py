@@ -18,14 +18,16 @@ def explicit_distance_weights(queries, keys, valid_lens):
 
 def random_inputs(batch=2, n=3, m=7, d=5, v=4, seed=0, dtype=torch.float64):
     generator = torch.Generator().manual_seed(seed)
-    return tuple(torch.randn(*shape, generator=generator, dtype=dtype)
-                 for shape in ((batch, n, d), (batch, m, d), (batch, m, v)))
+    return tuple(
+        torch.randn(*shape, generator=generator, dtype=dtype) for shape in ((batch, n, d), (batch, m, d), (batch, m, v))
+    )
 
 
 VALID_LENS = [None, torch.tensor([2, 7]), torch.tensor([[1, 4, 7], [3, 3, 0]])]
 
 
 # ---------------------------------------------------------------- DistanceAttention
+
 
 @pytest.mark.parametrize("valid_lens", VALID_LENS, ids=["none", "1d", "2d"])
 def test_distance_attention_equals_explicit_distances(valid_lens):
@@ -43,7 +45,7 @@ def test_distance_attention_matches_cdist():
     queries, keys, values = random_inputs(n=4, m=6, d=3)
     attention = d2l.DistanceAttention(dropout=0.0)
     attention(queries, keys, values)
-    expected = torch.softmax(-torch.cdist(queries, keys) ** 2 / (2 * math.sqrt(3)), dim=-1)
+    expected = torch.softmax(-(torch.cdist(queries, keys) ** 2) / (2 * math.sqrt(3)), dim=-1)
     torch.testing.assert_close(attention.attention_weights, expected)
 
 
@@ -100,12 +102,15 @@ def test_distance_attention_float32_and_gradients():
     assert queries.grad is not None and torch.isfinite(queries.grad).all()
 
 
-@pytest.mark.parametrize("shapes, message", [
-    (((2, 3, 5), (2, 7, 4), (2, 7, 4)), "same length d"),
-    (((2, 3, 5), (2, 7, 5), (2, 6, 4)), "same number of key-value pairs"),
-    (((2, 3, 5), (1, 7, 5), (1, 7, 4)), "same batch size"),
-    (((3, 5), (2, 7, 5), (2, 7, 4)), "queries must have shape"),
-])
+@pytest.mark.parametrize(
+    "shapes, message",
+    [
+        (((2, 3, 5), (2, 7, 4), (2, 7, 4)), "same length d"),
+        (((2, 3, 5), (2, 7, 5), (2, 6, 4)), "same number of key-value pairs"),
+        (((2, 3, 5), (1, 7, 5), (1, 7, 4)), "same batch size"),
+        (((3, 5), (2, 7, 5), (2, 7, 4)), "queries must have shape"),
+    ],
+)
 def test_distance_attention_errors(shapes, message):
     tensors = [torch.zeros(shape) for shape in shapes]
     with pytest.raises(ValueError, match=message):
@@ -113,6 +118,7 @@ def test_distance_attention_errors(shapes, message):
 
 
 # ---------------------------------------------------------------- BilinearAttention
+
 
 @pytest.mark.parametrize("valid_lens", VALID_LENS, ids=["none", "1d", "2d"])
 def test_bilinear_attention_equals_explicit_bilinear_form(valid_lens):
@@ -152,8 +158,10 @@ def test_bilinear_attention_learns():
 def test_bilinear_attention_names_wrong_lengths(query_len, key_len):
     attention = d2l.BilinearAttention(query_size=6, key_size=5, dropout=0.0)
     queries, keys, values = torch.zeros(2, 1, query_len), torch.zeros(2, 7, key_len), torch.zeros(2, 7, 4)
-    expected = (r"expected queries of length 6 and keys of length 5, "
-                rf"got queries \(2, 1, {query_len}\), keys \(2, 7, {key_len}\)")
+    expected = (
+        r"expected queries of length 6 and keys of length 5, "
+        rf"got queries \(2, 1, {query_len}\), keys \(2, 7, {key_len}\)"
+    )
     with pytest.raises(ValueError, match=expected):
         attention(queries, keys, values)
 
@@ -178,6 +186,7 @@ def test_bilinear_attention_on_the_chapter_example_shapes():
 
 
 # ---------------------------------------------------------------- attention_cost
+
 
 def test_attention_cost_formulas():
     n, m, d, v = 3, 5, 7, 11
@@ -204,10 +213,17 @@ def test_attention_cost_intensity_tends_to_d_plus_v_over_8():
     assert cost["bytes_fused"] < cost["bytes"]
 
 
-@pytest.mark.parametrize("kwargs, error", [
-    ({"n": 0}, ValueError), ({"m": -1}, ValueError), ({"d": 2.0}, TypeError),
-    ({"v": True}, TypeError), ({"batch_size": 0}, ValueError), ({"bytes_per_number": 0}, ValueError),
-])
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"n": 0}, ValueError),
+        ({"m": -1}, ValueError),
+        ({"d": 2.0}, TypeError),
+        ({"v": True}, TypeError),
+        ({"batch_size": 0}, ValueError),
+        ({"bytes_per_number": 0}, ValueError),
+    ],
+)
 def test_attention_cost_rejects_bad_sizes(kwargs, error):
     sizes = {"n": 2, "m": 3, "d": 4, "v": 5} | kwargs
     with pytest.raises(error, match=next(iter(kwargs))):
@@ -215,6 +231,7 @@ def test_attention_cost_rejects_bad_sizes(kwargs, error):
 
 
 # ---------------------------------------------------------------- mask_from_valid_lens
+
 
 def test_mask_from_valid_lens_1d_and_2d():
     mask = d2l.mask_from_valid_lens(torch.tensor([2, 0]), num_queries=2, num_keys=4)
@@ -242,13 +259,16 @@ def test_dot_product_attention_equals_builtin_with_mask(valid_lens):
     torch.testing.assert_close(attention(queries, keys, values, valid_lens), builtin)
 
 
-@pytest.mark.parametrize("valid_lens, error, message", [
-    (torch.tensor([[1, 2, 3]]), ValueError, r"shape \(batch size,\) or \(batch size, 2\)"),
-    (torch.zeros(1, 2, 3, dtype=torch.long), ValueError, "shape"),
-    (torch.tensor([-1, 2]), ValueError, "negative"),
-    (torch.tensor([1.5, 2.0]), ValueError, "whole numbers"),
-    (torch.tensor([True, False]), TypeError, "integer lengths"),
-])
+@pytest.mark.parametrize(
+    "valid_lens, error, message",
+    [
+        (torch.tensor([[1, 2, 3]]), ValueError, r"shape \(batch size,\) or \(batch size, 2\)"),
+        (torch.zeros(1, 2, 3, dtype=torch.long), ValueError, "shape"),
+        (torch.tensor([-1, 2]), ValueError, "negative"),
+        (torch.tensor([1.5, 2.0]), ValueError, "whole numbers"),
+        (torch.tensor([True, False]), TypeError, "integer lengths"),
+    ],
+)
 def test_mask_from_valid_lens_errors(valid_lens, error, message):
     with pytest.raises(error, match=message):
         d2l.mask_from_valid_lens(valid_lens, num_queries=2, num_keys=4)

@@ -15,8 +15,10 @@ from d2l_lib import jax as d2l
 
 def random_inputs(batch=2, n=3, m=7, d=5, v=4, seed=0):
     rng = np.random.default_rng(seed)
-    return tuple(jnp.asarray(rng.standard_normal(shape), dtype=jnp.float32)
-                 for shape in ((batch, n, d), (batch, m, d), (batch, m, v)))
+    return tuple(
+        jnp.asarray(rng.standard_normal(shape), dtype=jnp.float32)
+        for shape in ((batch, n, d), (batch, m, d), (batch, m, v))
+    )
 
 
 def explicit_distance_weights(queries, keys, valid_lens):
@@ -30,6 +32,7 @@ VALID_LENS = [None, jnp.array([2, 7]), jnp.array([[1, 4, 7], [3, 3, 0]])]
 
 
 # ---------------------------------------------------------------- DistanceAttention
+
 
 @pytest.mark.parametrize("valid_lens", VALID_LENS, ids=["none", "1d", "2d"])
 def test_distance_attention_equals_explicit_distances(valid_lens):
@@ -72,8 +75,12 @@ def test_distance_attention_is_translation_invariant():
     queries, keys, values = random_inputs()
     shift = jnp.asarray(np.random.default_rng(2).standard_normal((1, 1, 5)), dtype=jnp.float32)
     attention = d2l.DistanceAttention(dropout=0.0)
-    np.testing.assert_allclose(attention.apply({}, queries + shift, keys + shift, values)[0],
-                               attention.apply({}, queries, keys, values)[0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        attention.apply({}, queries + shift, keys + shift, values)[0],
+        attention.apply({}, queries, keys, values)[0],
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 def test_distance_attention_is_a_dot_product_attention_under_jit_and_grad():
@@ -88,12 +95,15 @@ def test_distance_attention_is_a_dot_product_attention_under_jit_and_grad():
     assert np.isfinite(grad).all() and (grad != 0).any()
 
 
-@pytest.mark.parametrize("shapes, message", [
-    (((2, 3, 5), (2, 7, 4), (2, 7, 4)), "same length d"),
-    (((2, 3, 5), (2, 7, 5), (2, 6, 4)), "same number of key-value pairs"),
-    (((2, 3, 5), (1, 7, 5), (1, 7, 4)), "same batch size"),
-    (((3, 5), (2, 7, 5), (2, 7, 4)), "queries must have shape"),
-])
+@pytest.mark.parametrize(
+    "shapes, message",
+    [
+        (((2, 3, 5), (2, 7, 4), (2, 7, 4)), "same length d"),
+        (((2, 3, 5), (2, 7, 5), (2, 6, 4)), "same number of key-value pairs"),
+        (((2, 3, 5), (1, 7, 5), (1, 7, 4)), "same batch size"),
+        (((3, 5), (2, 7, 5), (2, 7, 4)), "queries must have shape"),
+    ],
+)
 def test_distance_attention_errors(shapes, message):
     arrays = [jnp.zeros(shape) for shape in shapes]
     with pytest.raises(ValueError, match=message):
@@ -101,6 +111,7 @@ def test_distance_attention_errors(shapes, message):
 
 
 # ---------------------------------------------------------------- BilinearAttention
+
 
 @pytest.mark.parametrize("valid_lens", VALID_LENS, ids=["none", "1d", "2d"])
 def test_bilinear_attention_equals_explicit_bilinear_form(valid_lens):
@@ -140,8 +151,10 @@ def test_bilinear_attention_learns_its_one_parameter():
 def test_bilinear_attention_names_wrong_lengths(query_len, key_len):
     attention = d2l.BilinearAttention(dropout=0.0, query_size=6, key_size=5)
     queries, keys, values = jnp.zeros((2, 1, query_len)), jnp.zeros((2, 7, key_len)), jnp.zeros((2, 7, 4))
-    expected = (r"expected queries of length 6 and keys of length 5, "
-                rf"got queries \(2, 1, {query_len}\), keys \(2, 7, {key_len}\)")
+    expected = (
+        r"expected queries of length 6 and keys of length 5, "
+        rf"got queries \(2, 1, {query_len}\), keys \(2, 7, {key_len}\)"
+    )
     with pytest.raises(ValueError, match=expected):
         attention.init(jax.random.key(0), queries, keys, values)
 
@@ -156,8 +169,9 @@ def test_bilinear_attention_checks_batch_and_pairs():
 
 def test_bilinear_attention_on_the_chapter_example_shapes():
     rng = np.random.default_rng(0)
-    queries, keys, values = (jnp.asarray(rng.standard_normal(s), dtype=jnp.float32)
-                             for s in ((2, 1, 20), (2, 10, 2), (2, 10, 4)))
+    queries, keys, values = (
+        jnp.asarray(rng.standard_normal(s), dtype=jnp.float32) for s in ((2, 1, 20), (2, 10, 2), (2, 10, 4))
+    )
     attention = d2l.BilinearAttention(dropout=0.1, query_size=20, key_size=2)
     (output, weights), _ = attention.init_with_output(jax.random.key(2), queries, keys, values, jnp.array([2, 6]))
     d2l.check_shape(output, (2, 1, 4))
@@ -167,6 +181,7 @@ def test_bilinear_attention_on_the_chapter_example_shapes():
 
 
 # ---------------------------------------------------------------- attention_cost
+
 
 def test_attention_cost_formulas():
     cost = d2l.attention_cost(3, 5, 7, 11)
@@ -190,10 +205,17 @@ def test_attention_cost_intensity_tends_to_d_plus_v_over_8():
     assert cost["bytes_fused"] < cost["bytes"]
 
 
-@pytest.mark.parametrize("kwargs, error", [
-    ({"n": 0}, ValueError), ({"m": -1}, ValueError), ({"d": 2.0}, TypeError),
-    ({"v": True}, TypeError), ({"batch_size": 0}, ValueError), ({"bytes_per_number": 0}, ValueError),
-])
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"n": 0}, ValueError),
+        ({"m": -1}, ValueError),
+        ({"d": 2.0}, TypeError),
+        ({"v": True}, TypeError),
+        ({"batch_size": 0}, ValueError),
+        ({"bytes_per_number": 0}, ValueError),
+    ],
+)
 def test_attention_cost_rejects_bad_sizes(kwargs, error):
     sizes = {"n": 2, "m": 3, "d": 4, "v": 5} | kwargs
     with pytest.raises(error, match=next(iter(kwargs))):
@@ -201,6 +223,7 @@ def test_attention_cost_rejects_bad_sizes(kwargs, error):
 
 
 # ---------------------------------------------------------------- mask_from_valid_lens
+
 
 def test_mask_from_valid_lens_1d_and_2d():
     mask = d2l.mask_from_valid_lens(jnp.array([2, 0]), num_queries=2, num_keys=4)
@@ -229,8 +252,9 @@ def test_dot_product_attention_equals_builtin_with_mask(valid_lens):
     queries, keys, values = random_inputs(v=5)  # the built-in wants values as long as the keys
     output, _ = d2l.DotProductAttention(dropout=0.0).apply({}, queries, keys, values, valid_lens)
     mask = d2l.mask_from_valid_lens(valid_lens, 3, 7)
-    builtin = jax.nn.dot_product_attention(queries[:, :, None], keys[:, :, None], values[:, :, None],
-                                           mask=mask[:, None])
+    builtin = jax.nn.dot_product_attention(
+        queries[:, :, None], keys[:, :, None], values[:, :, None], mask=mask[:, None]
+    )
     np.testing.assert_allclose(output, np.asarray(builtin)[:, :, 0], rtol=1e-5, atol=1e-6)
 
 
@@ -238,18 +262,22 @@ def test_dot_product_attention_equals_builtin_with_key_value_seq_lengths():
     queries, keys, values = random_inputs(v=5)
     lens = jnp.array([2, 7])
     output, _ = d2l.DotProductAttention(dropout=0.0).apply({}, queries, keys, values, lens)
-    builtin = jax.nn.dot_product_attention(queries[:, :, None], keys[:, :, None], values[:, :, None],
-                                           key_value_seq_lengths=lens)
+    builtin = jax.nn.dot_product_attention(
+        queries[:, :, None], keys[:, :, None], values[:, :, None], key_value_seq_lengths=lens
+    )
     np.testing.assert_allclose(output, np.asarray(builtin)[:, :, 0], rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("valid_lens, error, message", [
-    (jnp.array([[1, 2, 3]]), ValueError, r"shape \(batch size,\) or \(batch size, 2\)"),
-    (jnp.zeros((1, 2, 3), dtype=jnp.int32), ValueError, "shape"),
-    (jnp.array([-1, 2]), ValueError, "negative"),
-    (jnp.array([1.5, 2.0]), ValueError, "whole numbers"),
-    (jnp.array([True, False]), TypeError, "integer lengths"),
-])
+@pytest.mark.parametrize(
+    "valid_lens, error, message",
+    [
+        (jnp.array([[1, 2, 3]]), ValueError, r"shape \(batch size,\) or \(batch size, 2\)"),
+        (jnp.zeros((1, 2, 3), dtype=jnp.int32), ValueError, "shape"),
+        (jnp.array([-1, 2]), ValueError, "negative"),
+        (jnp.array([1.5, 2.0]), ValueError, "whole numbers"),
+        (jnp.array([True, False]), TypeError, "integer lengths"),
+    ],
+)
 def test_mask_from_valid_lens_errors(valid_lens, error, message):
     with pytest.raises(error, match=message):
         d2l.mask_from_valid_lens(valid_lens, num_queries=2, num_keys=4)

@@ -82,9 +82,60 @@ def test_the_edition_copy_keeps_the_layout_so_relative_figure_paths_work(synthet
     (target_root / "stale").mkdir(parents=True)
     folder = write_edition_sources(synthetic_book / "chapters" / "en", target_root, synthetic_book)
     assert folder == target_root / "chapters" / "en"
-    assert sorted(path.name for path in folder.iterdir()) == ["index.md", "tabs.ipynb"]
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "api.md",
+        "index.md",
+        "tabs.ipynb",
+    ]  # api.md: booktools.api_docs
     assert not (target_root / "stale").exists()
     assert (folder / "index.md").read_bytes() == (synthetic_book / "chapters/en/index.md").read_bytes()
     assert (folder / "../../img/attention-output.svg").resolve().is_file()
     written = nbformat.read(folder / "tabs.ipynb", as_version=4)
     assert written == book_notebook(nbformat.read(synthetic_book / "chapters/en/tabs.ipynb", as_version=4))
+
+
+def test_slide_marks_are_stripped_from_markdown_and_kept_in_code():
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell(
+            "## [**Scores**]\n\n[**A score**] is (**a\nnumber**).[~~ Slides only~~](~~ too~~)"
+        ),
+        nbformat.v4.new_markdown_cell(":begin_tab:`pytorch`\nx\n:end_tab:"),
+        nbformat.v4.new_markdown_cell(":begin_tab:`jax`\n[**JAX keys**] are explicit.\n:end_tab:"),
+        nbformat.v4.new_markdown_cell(":begin_tab:`tensorflow`\ny\n:end_tab:"),
+        nbformat.v4.new_code_cell("#@tab all\nf(**{'a': 1})  # [**kept**]"),
+    ]
+    rendered = book_notebook(notebook)
+    assert rendered.cells[0].source == "## Scores\n\nA score is a\nnumber."
+    assert "JAX keys are explicit." in rendered.cells[2].source
+    assert rendered.cells[4].source == "f(**{'a': 1})  # [**kept**]"
+    for cell in rendered.cells[:4]:
+        assert "[**" not in cell.source and "(**" not in cell.source and "~~" not in cell.source
+
+
+def test_slide_marks_are_stripped_from_markdown_pages(tmp_path):
+    source = tmp_path / "chapters" / "en"
+    source.mkdir(parents=True)
+    (source / "index.md").write_text("# [**Book**]\n\n(**Welcome**)[~~ to the slides~~].\n", encoding="utf-8")
+    target = write_edition_sources(source, tmp_path / "out", tmp_path)
+    assert (target / "index.md").read_text(encoding="utf-8") == "# Book\n\nWelcome.\n"
+
+
+def test_a_page_with_slide_marks_links_its_decks_after_its_title(tmp_path):
+    source = tmp_path / "chapters" / "en"
+    source.mkdir(parents=True)
+    marked = nbformat.v4.new_notebook()
+    marked.cells = [
+        nbformat.v4.new_markdown_cell("(sec_x)=\n# Title\n\n[**Key idea**]."),
+        nbformat.v4.new_markdown_cell("More."),
+    ]
+    plain = nbformat.v4.new_notebook()
+    plain.cells = [nbformat.v4.new_markdown_cell("# Plain\n\nNo slides.")]
+    nbformat.write(marked, source / "marked.ipynb")
+    nbformat.write(plain, source / "plain.ipynb")
+    target = write_edition_sources(source, tmp_path / "out", tmp_path)
+    cells = nbformat.read(target / "marked.ipynb", as_version=4).cells
+    assert [cell.id for cell in cells][1] == "d2l-slides-link"
+    for framework in ("pytorch", "jax", "tensorflow"):
+        assert f'href="slides/marked-{framework}.html"' in cells[1].source
+    assert len(nbformat.read(target / "plain.ipynb", as_version=4).cells) == 1

@@ -182,10 +182,10 @@ def test_a_banned_glossary_variant_in_an_id_docstring(book: Path) -> None:
         book,
         "id",
         "dot-product-attention",
-        replace("Perhatian perkalian titik terskala", "Perhatian perkalian titik berskala"),
+        replace("Perhatian hasil kali titik terskala", "Perhatian hasil kali titik berskala"),
     )
     # line 1 is `#@tab pytorch`, line 2 the class, line 3 the docstring
-    assert_reported(book, where, "banned variant 'Perhatian perkalian titik berskala'", "(line 3)")
+    assert_reported(book, where, "banned variant 'Perhatian hasil kali titik berskala'", "(line 3)")
 
 
 def test_a_banned_word_inside_a_longer_word_is_not_a_variant(book: Path) -> None:
@@ -209,8 +209,8 @@ def test_a_missing_glossary_term_in_ko(book: Path) -> None:
         (
             "ko",
             "additive-md",
-            "$$ (eq_additive-attn)",
-            "$$ (eq_additive-attention)",
+            "$$**) (eq_additive-attn)",
+            "$$**) (eq_additive-attention)",
             ("math blocks differ", "eq_additive-attention"),
         ),
         (
@@ -331,3 +331,28 @@ def test_english_sentences_look_english(sentence: str) -> None:
 )
 def test_translated_sentences_do_not_look_english(sentence: str) -> None:
     assert not looks_english(sentence)
+
+
+def test_slide_marks_must_match_english_cell_by_cell() -> None:
+    from booktools.translations.compare import compare_slide_marks
+
+    english = Cell(3, "x", "markdown", "## [**Scores**]\n\n[**A score**] is (**a number**). [~~Slides only~~]")
+    same = Cell(3, "x", "markdown", "## [**Skor**]\n\n[**Skor**] adalah (**sebuah angka**). [~~Hanya slide~~]")
+    fewer = Cell(3, "x", "markdown", "## [**Skor**]\n\nSkor adalah (**sebuah angka**). [~~Hanya slide~~]")
+    reordered = Cell(3, "x", "markdown", "## [**Skor**]\n\n(**Skor**) adalah [**sebuah angka**]. [~~Hanya slide~~]")
+    assert compare_slide_marks(english, same) == []
+    for translation in (fewer, reordered):
+        (problem,) = compare_slide_marks(english, translation)
+        assert problem.startswith("slide marks differ from English: English [** [** (** [~~, translation")
+
+
+def test_a_slide_mark_missing_in_ko(book: Path) -> None:
+    def mark(cell: nbformat.NotebookNode) -> None:
+        cell.source = f"[~~{cell.source.splitlines()[0]}~~]\n" + cell.source
+
+    cell_id = next(
+        c.id for c in nbformat.read(book / "chapters/en" / CHAPTER, as_version=4).cells if c.cell_type == "markdown"
+    )
+    edit_cell(book, "en", cell_id, mark)
+    where = edit_cell(book, "ko", cell_id, lambda cell: None)
+    assert_reported(book, where, "slide marks differ from English", "[~~")

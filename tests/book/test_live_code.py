@@ -1,0 +1,87 @@
+"""The servers ``make serve`` starts (``booktools.serve``) for the book's live code.
+
+One module-wide pair of servers on free localhost ports: the site's web server and
+the local Jupyter server. Without the token, or from another origin, the Jupyter
+server and the token's source refuse. The servers are stopped at the end of the
+module, also when a test fails, and no process of theirs is left.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+import websocket
+
+from booktools import serve
+from booktools.book import ROOT
+from booktools.serve import SERVER_INFO_PATH
+
+OTHER_ORIGIN = "http://example.com"
+REFUSED = {403, 404}
+
+
+@pytest.fixture(scope="module")
+def live(site: Path) -> Iterator[serve.Servers]:
+    """``make serve``'s servers; afterwards, every process they started is gone."""
+    started: set[int] = set()
+    with serve.serving(site, log=ROOT / "_build" / "test-live-jupyter.log") as servers:
+        try:
+            yield servers
+        finally:
+            started.update(serve.process_tree(servers.process.pid))
+    left = [pid for pid in started if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
+    assert left == [], f"processes left behind by the servers: {left}"
+
+
+def request(url: str, method: str = "GET", headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """Send a request; return the status, the headers and the body, whatever the status."""
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}, method=method), timeout=10) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def test_the_kernel_server_refuses_requests_without_the_token_or_from_another_origin(live, site):
+    api = f"{live.jupyter_url}/api/kernels"
+    token = {"Authorization": f"token {live.token}"}
+    assert request(api, headers=token)[0] == 200
+    assert request(api)[0] == 403, "no token"
+    assert request(api, headers={"Authorization": "token not-the-token"})[0] == 403, "a wrong token"
+    # Jupyter answers a refused cross-origin API request with 404; nothing is started.
+    assert request(api, "POST", {**token, "Origin": OTHER_ORIGIN})[0] in REFUSED, "another origin, even with the token"
+    assert json.loads(request(api, headers=token)[2]) == [], "a kernel was started for another origin"
+    events = f"{live.jupyter_url.replace('http', 'ws', 1)}/api/events/subscribe?token={live.token}"
+    with pytest.raises(websocket.WebSocketBadStatusException):
+        websocket.create_connection(events, origin=OTHER_ORIGIN, timeout=10)
+    websocket.create_connection(events, origin=live.site_url, timeout=10).close()
+    _, headers, _ = request(api, "OPTIONS", {"Origin": OTHER_ORIGIN, "Access-Control-Request-Method": "POST"})
+    assert headers.get("Access-Control-Allow-Origin") in (None, live.site_url)
+    _, headers, _ = request(api, headers={**token, "Origin": live.site_url})
+    assert headers.get("Access-Control-Allow-Origin") == live.site_url, "the site's own origin is allowed"
+
+    # The token's only source: make serve's web server, to the site's own pages.
+    info = f"{live.site_url}{SERVER_INFO_PATH}"
+    status, headers, body = request(info, headers={"Sec-Fetch-Site": "same-origin"})
+    assert status == 200 and json.loads(body)["token"] == live.token
+    assert "Access-Control-Allow-Origin" not in headers
+    assert request(info, headers={"Sec-Fetch-Site": "cross-site"})[0] == 403, "another site's page"
+    assert request(info.replace("127.0.0.1", "localhost"))[0] == 403, "another host name (DNS rebinding)"
+
+    # Localhost only, and the token in no file of the site and not on a command line.
+    server = psutil.Process(live.process.pid)
+    listening = [
+        c.laddr.ip
+        for p in (server, *server.children(recursive=True))
+        for c in p.net_connections("inet")
+        if c.status == psutil.CONN_LISTEN
+    ]
+    assert listening and set(listening) == {"127.0.0.1"}, listening
+    assert live.token not in " ".join(server.cmdline())
+    assert not any(live.token.encode() in path.read_bytes() for path in site.rglob("*.js*") if path.is_file())
