@@ -41,8 +41,9 @@ def test_dot_product_values_by_hand():
 @pytest.mark.parametrize("lens", [None, [3, 1], [[1, 2, 0, 5], [7, 3, 2, 1]]], ids=["none", "1-D", "2-D"])
 def test_dot_product_matches_the_formula(lens, reference_masked_softmax):
     gen = torch.Generator().manual_seed(4)
-    queries, keys, values = (torch.randn(2, n, m, dtype=torch.float64, generator=gen)
-                             for n, m in ((4, 3), (5, 3), (5, 6)))
+    queries, keys, values = (
+        torch.randn(2, n, m, dtype=torch.float64, generator=gen) for n, m in ((4, 3), (5, 3), (5, 6))
+    )
     attention = d2l.DotProductAttention(dropout=0.3).eval()
     out = attention(queries, keys, values, None if lens is None else torch.tensor(lens))
     weights = reference_masked_softmax(queries @ keys.transpose(1, 2) / math.sqrt(3), lens)
@@ -115,9 +116,11 @@ def test_dot_product_on_the_meta_device():
 
 
 # ------------------------------------------------------------------ dropout (both layers)
-@pytest.mark.parametrize("make", [lambda p: d2l.DotProductAttention(dropout=p),
-                                  lambda p: d2l.AdditiveAttention(num_hiddens=8, dropout=p)],
-                         ids=["dot", "additive"])
+@pytest.mark.parametrize(
+    "make",
+    [lambda p: d2l.DotProductAttention(dropout=p), lambda p: d2l.AdditiveAttention(num_hiddens=8, dropout=p)],
+    ids=["dot", "additive"],
+)
 def test_dropout_acts_in_training_mode_only(make):
     gen = torch.Generator().manual_seed(5)
     queries, keys, values = (torch.randn(4, n, 6, generator=gen) for n in (8, 16, 16))
@@ -160,10 +163,13 @@ def _additive_by_hand(queries, keys, values, lens, W_q, W_k, w_v, reference_mask
 
 def test_additive_values_by_hand(reference_masked_softmax):
     gen = torch.Generator().manual_seed(6)
-    queries, keys, values = (torch.randn(2, n, m, dtype=torch.float64, generator=gen)
-                             for n, m in ((3, 5), (4, 2), (4, 3)))
-    W_q, W_k = torch.randn(8, 5, dtype=torch.float64, generator=gen), torch.randn(8, 2, dtype=torch.float64,
-                                                                                    generator=gen)
+    queries, keys, values = (
+        torch.randn(2, n, m, dtype=torch.float64, generator=gen) for n, m in ((3, 5), (4, 2), (4, 3))
+    )
+    W_q, W_k = (
+        torch.randn(8, 5, dtype=torch.float64, generator=gen),
+        torch.randn(8, 2, dtype=torch.float64, generator=gen),
+    )
     w_v = torch.randn(8, dtype=torch.float64, generator=gen)
     attention = d2l.AdditiveAttention(num_hiddens=8, dropout=0.0).double()
     attention.load_state_dict({"W_q.weight": W_q, "W_k.weight": W_k, "w_v.weight": w_v[None, :]})
@@ -190,8 +196,11 @@ def test_a_d2l_state_dict_loads_into_a_fresh_additive_attention(reference_masked
     """A state dict saved from D2L's AdditiveAttention (keys W_k.weight, W_q.weight,
     w_v.weight) loads strictly into the lazy, not yet sized layers and gives D2L's result."""
     gen = torch.Generator().manual_seed(7)
-    d2l_state = {"W_k.weight": torch.randn(8, 2, generator=gen), "W_q.weight": torch.randn(8, 20, generator=gen),
-                 "w_v.weight": torch.randn(1, 8, generator=gen)}
+    d2l_state = {
+        "W_k.weight": torch.randn(8, 2, generator=gen),
+        "W_q.weight": torch.randn(8, 20, generator=gen),
+        "w_v.weight": torch.randn(1, 8, generator=gen),
+    }
     attention = d2l.AdditiveAttention(num_hiddens=8, dropout=0.1)
     result = attention.load_state_dict(d2l_state, strict=True)
     assert not result.missing_keys and not result.unexpected_keys
@@ -199,9 +208,16 @@ def test_a_d2l_state_dict_loads_into_a_fresh_additive_attention(reference_masked
     queries, keys, values, valid_lens = _chapter_data()
     queries = d2l.normal(0, 1, (2, 1, 20))
     out = attention(queries, keys, values, valid_lens)
-    weights, expected = _additive_by_hand(queries.double(), keys.double(), values.double(), valid_lens,
-                                          d2l_state["W_q.weight"].double(), d2l_state["W_k.weight"].double(),
-                                          d2l_state["w_v.weight"][0].double(), reference_masked_softmax)
+    weights, expected = _additive_by_hand(
+        queries.double(),
+        keys.double(),
+        values.double(),
+        valid_lens,
+        d2l_state["W_q.weight"].double(),
+        d2l_state["W_k.weight"].double(),
+        d2l_state["w_v.weight"][0].double(),
+        reference_masked_softmax,
+    )
     torch.testing.assert_close(out.double(), expected, rtol=1e-5, atol=1e-6)
     for name, tensor in attention.state_dict().items():
         assert torch.equal(tensor, d2l_state[name])

@@ -38,8 +38,11 @@ def as_numpy(x) -> np.ndarray:
 
 def inputs(seed: int = 0, d: int = 8, v: int = 4) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(seed)
-    return (rng.standard_normal((2, 3, d), dtype=np.float32), rng.standard_normal((2, 10, d), dtype=np.float32),
-            rng.standard_normal((2, 10, v), dtype=np.float32))
+    return (
+        rng.standard_normal((2, 3, d), dtype=np.float32),
+        rng.standard_normal((2, 10, d), dtype=np.float32),
+        rng.standard_normal((2, 10, v), dtype=np.float32),
+    )
 
 
 @pytest.mark.parametrize("lengths", LENGTHS.values(), ids=LENGTHS.keys())
@@ -60,14 +63,24 @@ def test_masked_softmax_agrees(lengths):
 def test_dot_product_attention_agrees(lengths):
     q, k, v = inputs()
     torch_layer = torch_lib.DotProductAttention(dropout=0.5).eval()
-    torch_out = torch_layer(torch.tensor(q), torch.tensor(k), torch.tensor(v),
-                            None if lengths is None else torch.tensor(lengths))
+    torch_out = torch_layer(
+        torch.tensor(q), torch.tensor(k), torch.tensor(v), None if lengths is None else torch.tensor(lengths)
+    )
     (jax_out, jax_weights), _ = jax_lib.DotProductAttention(dropout=0.5).init_with_output(
-        jax.random.key(0), jnp.asarray(q), jnp.asarray(k), jnp.asarray(v),
-        None if lengths is None else jnp.asarray(lengths))
+        jax.random.key(0),
+        jnp.asarray(q),
+        jnp.asarray(k),
+        jnp.asarray(v),
+        None if lengths is None else jnp.asarray(lengths),
+    )
     tf_layer = tf_lib.DotProductAttention(dropout=0.5)
-    tf_out = tf_layer(tf.constant(q), tf.constant(k), tf.constant(v),
-                      None if lengths is None else tf.constant(lengths), training=False)
+    tf_out = tf_layer(
+        tf.constant(q),
+        tf.constant(k),
+        tf.constant(v),
+        None if lengths is None else tf.constant(lengths),
+        training=False,
+    )
     for out, weights in ((jax_out, jax_weights), (tf_out, tf_layer.attention_weights)):
         np.testing.assert_allclose(as_numpy(weights), as_numpy(torch_layer.attention_weights), atol=ATOL)
         np.testing.assert_allclose(as_numpy(out), as_numpy(torch_out), atol=ATOL)
@@ -90,10 +103,14 @@ def test_additive_attention_agrees_given_the_same_parameters(lengths):
     torch_out = torch_layer(torch.tensor(q), torch.tensor(k), torch.tensor(v), torch.tensor(lengths))
 
     jax_layer = jax_lib.AdditiveAttention(num_hiddens=hidden, dropout=0.1)
-    params = {"params": {"W_q": {"kernel": jnp.asarray(W_q)}, "W_k": {"kernel": jnp.asarray(W_k)},
-                         "w_v": {"kernel": jnp.asarray(w_v)}}}
-    jax_out, jax_weights = jax_layer.apply(params, jnp.asarray(q), jnp.asarray(k), jnp.asarray(v),
-                                           jnp.asarray(lengths))
+    params = {
+        "params": {
+            "W_q": {"kernel": jnp.asarray(W_q)},
+            "W_k": {"kernel": jnp.asarray(W_k)},
+            "w_v": {"kernel": jnp.asarray(w_v)},
+        }
+    }
+    jax_out, jax_weights = jax_layer.apply(params, jnp.asarray(q), jnp.asarray(k), jnp.asarray(v), jnp.asarray(lengths))
 
     tf_layer = tf_lib.AdditiveAttention(key_size=2, query_size=20, num_hiddens=hidden, dropout=0.1)
     tf_layer(tf.constant(q), tf.constant(k), tf.constant(v), tf.constant(lengths), training=False)
@@ -122,21 +139,26 @@ def test_float16_masking_agrees_and_has_no_nan():
         np.testing.assert_allclose(result, results[0], atol=2e-3)
 
 
-@pytest.mark.parametrize("module, framework, others", [
-    ("torch", "torch", ("jax", "flax", "tensorflow", "keras")),
-    ("jax", "jax", ("torch", "tensorflow", "keras")),
-    ("tensorflow", "tensorflow", ("torch", "jax", "flax")),
-])
+@pytest.mark.parametrize(
+    "module, framework, others",
+    [
+        ("torch", "torch", ("jax", "flax", "tensorflow", "keras")),
+        ("jax", "jax", ("torch", "tensorflow", "keras")),
+        ("tensorflow", "tensorflow", ("torch", "jax", "flax")),
+    ],
+)
 def test_each_module_imports_only_its_own_framework(module, framework, others):
     """`import d2l_lib.<module>` loads no other framework than the one the framework itself loads.
 
     (TensorFlow's own start-up imports JAX when JAX is installed beside it: that is not ours.)
     """
-    code = ("import sys\n"
-            f"import {framework}\n"
-            f"before = {{name for name in {others!r} if name in sys.modules}}\n"
-            f"import d2l_lib.{module}\n"
-            f"loaded = [name for name in {others!r} if name in sys.modules and name not in before]\n"
-            "assert not loaded, loaded\n")
+    code = (
+        "import sys\n"
+        f"import {framework}\n"
+        f"before = {{name for name in {others!r} if name in sys.modules}}\n"
+        f"import d2l_lib.{module}\n"
+        f"loaded = [name for name in {others!r} if name in sys.modules and name not in before]\n"
+        "assert not loaded, loaded\n"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr[-2000:]

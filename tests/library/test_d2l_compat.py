@@ -68,8 +68,9 @@ def test_d2l_style_script_runs_unchanged(tmp_path):
     script = tmp_path / "d2l_style.py"
     script.write_text(D2L_STYLE_SCRIPT)
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
-                            timeout=180)
+    result = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=180
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[:3] == ["torch.Size([2, 2, 4])"] * 3
@@ -83,8 +84,14 @@ def _parameters(fn):
 def test_signatures_are_d2l_s():
     empty = inspect.Parameter.empty
     assert _parameters(d2l.masked_softmax) == [("X", empty), ("valid_lens", empty)]
-    assert _parameters(d2l.show_heatmaps) == [("matrices", empty), ("xlabel", empty), ("ylabel", empty),
-                                              ("titles", None), ("figsize", (2.5, 2.5)), ("cmap", "Reds")]
+    assert _parameters(d2l.show_heatmaps) == [
+        ("matrices", empty),
+        ("xlabel", empty),
+        ("ylabel", empty),
+        ("titles", None),
+        ("figsize", (2.5, 2.5)),
+        ("cmap", "Reds"),
+    ]
     assert _parameters(d2l.check_shape) == [("a", empty), ("shape", empty)]
     assert [name for name, _ in _parameters(d2l.DotProductAttention)][:1] == ["dropout"]
     assert [name for name, _ in _parameters(d2l.AdditiveAttention)][:2] == ["num_hiddens", "dropout"]
@@ -92,18 +99,36 @@ def test_signatures_are_d2l_s():
         assert [name for name, _ in _parameters(layer.forward)][1:5] == ["queries", "keys", "values", "valid_lens"]
 
 
-@pytest.mark.parametrize("name", ["masked_softmax", "DotProductAttention", "AdditiveAttention", "show_heatmaps",
-                                  "check_shape", "normal", "ones", "tensor", "reshape", "plt", "torch", "nn", "np",
-                                  "math"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "masked_softmax",
+        "DotProductAttention",
+        "AdditiveAttention",
+        "show_heatmaps",
+        "check_shape",
+        "normal",
+        "ones",
+        "tensor",
+        "reshape",
+        "plt",
+        "torch",
+        "nn",
+        "np",
+        "math",
+    ],
+)
 def test_names_d2l_code_uses_exist(name):
     assert hasattr(d2l, name)
 
 
 def test_keyword_arguments_as_d2l_passes_them():
-    out = d2l.DotProductAttention(dropout=0.0)(queries=torch.rand(1, 2, 3), keys=torch.rand(1, 4, 3),
-                                               values=torch.rand(1, 4, 5), valid_lens=torch.tensor([3]))
+    out = d2l.DotProductAttention(dropout=0.0)(
+        queries=torch.rand(1, 2, 3), keys=torch.rand(1, 4, 3), values=torch.rand(1, 4, 5), valid_lens=torch.tensor([3])
+    )
     assert out.shape == (1, 2, 5)
-    out = d2l.AdditiveAttention(num_hiddens=4, dropout=0.0)(queries=torch.rand(1, 2, 3), keys=torch.rand(1, 4, 7),
-                                                            values=torch.rand(1, 4, 5), valid_lens=torch.tensor([3]))
+    out = d2l.AdditiveAttention(num_hiddens=4, dropout=0.0)(
+        queries=torch.rand(1, 2, 3), keys=torch.rand(1, 4, 7), values=torch.rand(1, 4, 5), valid_lens=torch.tensor([3])
+    )
     assert out.shape == (1, 2, 5)
     assert d2l.masked_softmax(X=torch.rand(1, 1, 3), valid_lens=torch.tensor([2]))[0, 0, 2] == 0

@@ -50,8 +50,11 @@ def test_ones_and_tensor_aliases():
     assert d2l.tensor([1.5]).dtype == torch.float32
 
 
-@pytest.mark.parametrize("call", [lambda x: d2l.reshape(x, (3, 4)), lambda x: d2l.reshape(x, 3, 4),
-                                  lambda x: d2l.reshape(x, [3, -1])], ids=["tuple", "sizes", "list-with--1"])
+@pytest.mark.parametrize(
+    "call",
+    [lambda x: d2l.reshape(x, (3, 4)), lambda x: d2l.reshape(x, 3, 4), lambda x: d2l.reshape(x, [3, -1])],
+    ids=["tuple", "sizes", "list-with--1"],
+)
 def test_reshape_alias(call):
     x = torch.arange(12.0)
     y = call(x)
@@ -111,8 +114,9 @@ def test_show_heatmaps_identity_example_of_the_preliminaries():
     assert tuple(fig.get_size_inches()) == (2.5, 2.5)
 
 
-@pytest.mark.parametrize("shape, grid", [((4, 5), (1, 1)), ((3, 4, 5), (1, 3)), ((2, 1, 4, 5), (2, 1))],
-                         ids=["2-D", "3-D", "4-D"])
+@pytest.mark.parametrize(
+    "shape, grid", [((4, 5), (1, 1)), ((3, 4, 5), (1, 3)), ((2, 1, 4, 5), (2, 1))], ids=["2-D", "3-D", "4-D"]
+)
 def test_show_heatmaps_accepts_2d_3d_4d(shape, grid):
     matrices = torch.rand(shape)
     fig = d2l.show_heatmaps(matrices, xlabel="x", ylabel="y")
@@ -155,8 +159,7 @@ def test_show_heatmaps_takes_non_contiguous_tensors_arrays_and_lists():
 
 
 def test_show_heatmaps_figsize_and_cmap():
-    fig = d2l.show_heatmaps(torch.rand(1, 2, 3, 3), xlabel="Keys", ylabel="Queries", figsize=(6, 3),
-                            cmap="viridis")
+    fig = d2l.show_heatmaps(torch.rand(1, 2, 3, 3), xlabel="Keys", ylabel="Queries", figsize=(6, 3), cmap="viridis")
     assert tuple(fig.get_size_inches()) == (6, 3)
     assert all(ax.images[0].get_cmap().name == "viridis" for ax in _panels(fig).values())
 

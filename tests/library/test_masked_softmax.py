@@ -49,8 +49,9 @@ def test_chapter_examples(padding_mask):
 @pytest.mark.parametrize("lens", [[3, 1, 5], [[1, 2, 3, 4], [5, 0, 2, 1], [4, 4, 4, 4]]], ids=["1-D", "2-D"])
 def test_matches_the_naive_reference(lens, reference_masked_softmax):
     X = torch.randn(3, 4, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
-    torch.testing.assert_close(d2l.masked_softmax(X, torch.tensor(lens)), reference_masked_softmax(X, lens),
-                               rtol=1e-12, atol=1e-15)
+    torch.testing.assert_close(
+        d2l.masked_softmax(X, torch.tensor(lens)), reference_masked_softmax(X, lens), rtol=1e-12, atol=1e-15
+    )
 
 
 def test_none_is_a_plain_softmax_over_the_last_axis():
@@ -162,21 +163,27 @@ def test_integral_float_lengths_equal_integer_lengths(dtype):
 
 def test_legacy_float_tensor_lengths():
     X = torch.rand(2, 2, 4)
-    torch.testing.assert_close(d2l.masked_softmax(X, torch.FloatTensor([2, 3])),
-                               d2l.masked_softmax(X, torch.tensor([2, 3])), rtol=0, atol=0)
+    torch.testing.assert_close(
+        d2l.masked_softmax(X, torch.FloatTensor([2, 3])), d2l.masked_softmax(X, torch.tensor([2, 3])), rtol=0, atol=0
+    )
 
 
 @pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int16, torch.uint8])
 def test_integer_length_dtypes(dtype):
     X = torch.randn(2, 2, 5)
-    torch.testing.assert_close(d2l.masked_softmax(X, torch.tensor([1, 4], dtype=dtype)),
-                               d2l.masked_softmax(X, torch.tensor([1, 4])), rtol=0, atol=0)
+    torch.testing.assert_close(
+        d2l.masked_softmax(X, torch.tensor([1, 4], dtype=dtype)),
+        d2l.masked_softmax(X, torch.tensor([1, 4])),
+        rtol=0,
+        atol=0,
+    )
 
 
 def test_lengths_as_a_python_list():
     X = torch.randn(2, 2, 5)
-    torch.testing.assert_close(d2l.masked_softmax(X, [1, 4]), d2l.masked_softmax(X, torch.tensor([1, 4])),
-                               rtol=0, atol=0)
+    torch.testing.assert_close(
+        d2l.masked_softmax(X, [1, 4]), d2l.masked_softmax(X, torch.tensor([1, 4])), rtol=0, atol=0
+    )
 
 
 # ------------------------------------------------------------------ no mutation

@@ -26,8 +26,12 @@ FAST = settings(max_examples=40, deadline=None, derandomize=True, database=None)
 
 DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
 SUM_TOLERANCE = {torch.float16: 5e-3, torch.bfloat16: 3e-2, torch.float32: 1e-5, torch.float64: 1e-12}
-REFERENCE_TOLERANCE = {torch.float16: (2e-3, 1e-3), torch.bfloat16: (2e-2, 1e-2), torch.float32: (1e-5, 1e-6),
-                       torch.float64: (1e-12, 1e-14)}
+REFERENCE_TOLERANCE = {
+    torch.float16: (2e-3, 1e-3),
+    torch.bfloat16: (2e-2, 1e-2),
+    torch.float32: (1e-5, 1e-6),
+    torch.float64: (1e-12, 1e-14),
+}
 
 
 @st.composite
@@ -40,14 +44,23 @@ def scores_and_lengths(draw, dtypes=DTYPES, max_size=6):
     dtype = draw(st.sampled_from(dtypes))
     scale = draw(st.sampled_from([0.0, 1.0, 10.0, 1000.0]))
     seed = draw(st.integers(0, 2**31 - 1))
-    X = (torch.randn(batch_size, num_queries, num_keys, dtype=torch.float64,
-                     generator=torch.Generator().manual_seed(seed)) * scale).to(dtype)
+    X = (
+        torch.randn(
+            batch_size, num_queries, num_keys, dtype=torch.float64, generator=torch.Generator().manual_seed(seed)
+        )
+        * scale
+    ).to(dtype)
     kind = draw(st.sampled_from(["none", "1-D", "2-D"]))
     if kind == "none":
         return X, None
     shape = (batch_size,) if kind == "1-D" else (batch_size, num_queries)
-    lens = draw(st.lists(st.integers(0, num_keys + 2), min_size=shape[0] * (shape[1] if len(shape) == 2 else 1),
-                         max_size=shape[0] * (shape[1] if len(shape) == 2 else 1)))
+    lens = draw(
+        st.lists(
+            st.integers(0, num_keys + 2),
+            min_size=shape[0] * (shape[1] if len(shape) == 2 else 1),
+            max_size=shape[0] * (shape[1] if len(shape) == 2 else 1),
+        )
+    )
     lens_dtype = draw(st.sampled_from([torch.int64, torch.int32, torch.float32]))
     return X, torch.tensor(lens, dtype=lens_dtype).reshape(shape)
 
@@ -82,8 +95,9 @@ def test_weights_are_a_masked_distribution(case):
 def test_weights_match_the_naive_reference(reference_masked_softmax, case):
     X, lens = case
     rtol, atol = REFERENCE_TOLERANCE[X.dtype]
-    torch.testing.assert_close(d2l.masked_softmax(X, lens).double(), reference_masked_softmax(X, lens),
-                               rtol=rtol, atol=atol)
+    torch.testing.assert_close(
+        d2l.masked_softmax(X, lens).double(), reference_masked_softmax(X, lens), rtol=rtol, atol=atol
+    )
 
 
 @FAST

@@ -32,16 +32,24 @@ def _small(seed: int = 0, key_size: int = 4):
 
 def _chapter_data(seed: int = 0):
     """The chapter's example: one query per example, ten key-value pairs, lengths 2 and 6."""
-    return _randn(2, 1, 2, seed=seed), _randn(2, 10, 2, seed=seed + 1), _randn(2, 10, 4, seed=seed + 2), \
-        d2l.tensor([2, 6])
+    return (
+        _randn(2, 1, 2, seed=seed),
+        _randn(2, 10, 2, seed=seed + 1),
+        _randn(2, 10, 4, seed=seed + 2),
+        d2l.tensor([2, 6]),
+    )
 
 
 def _d2l_params(W_q, W_k, w_v):
     """A parameter tree as D2L's Flax AdditiveAttention has it; Dense kernels are (in, out), so
     the W_q (h x q) and W_k (h x k) of the text appear transposed."""
-    return {"params": {"W_q": {"kernel": jnp.asarray(W_q.T, dtype=jnp.float32)},
-                       "W_k": {"kernel": jnp.asarray(W_k.T, dtype=jnp.float32)},
-                       "w_v": {"kernel": jnp.asarray(w_v[:, None], dtype=jnp.float32)}}}
+    return {
+        "params": {
+            "W_q": {"kernel": jnp.asarray(W_q.T, dtype=jnp.float32)},
+            "W_k": {"kernel": jnp.asarray(W_k.T, dtype=jnp.float32)},
+            "w_v": {"kernel": jnp.asarray(w_v[:, None], dtype=jnp.float32)},
+        }
+    }
 
 
 def _random_additive_params(query_size=4, key_size=2, num_hiddens=8, seed=6):
@@ -78,8 +86,9 @@ def test_dot_product_values_by_hand():
 def test_dot_product_matches_the_formula_in_float64(lens, reference_masked_softmax):
     with jax.enable_x64(True):
         queries, keys, values = (x.astype(jnp.float64) for x in _small())
-        out, weights = d2l.DotProductAttention(dropout=0.3).apply({}, queries, keys, values,
-                                                                  None if lens is None else jnp.array(lens))
+        out, weights = d2l.DotProductAttention(dropout=0.3).apply(
+            {}, queries, keys, values, None if lens is None else jnp.array(lens)
+        )
         assert out.dtype == weights.dtype == jnp.float64
     queries, keys, values = (np.asarray(x) for x in (queries, keys, values))
     expected = reference_masked_softmax(queries @ keys.transpose(0, 2, 1) / 2.0, lens)  # sqrt(d) = 2
@@ -88,8 +97,7 @@ def test_dot_product_matches_the_formula_in_float64(lens, reference_masked_softm
 
 
 def test_dot_product_chapter_example():
-    (out, weights), params = d2l.DotProductAttention(dropout=0.5).init_with_output(jax.random.key(0),
-                                                                                  *_chapter_data())
+    (out, weights), params = d2l.DotProductAttention(dropout=0.5).init_with_output(jax.random.key(0), *_chapter_data())
     _check_chapter_example(out, weights)
     assert params == {}  # no parameters
 
@@ -119,8 +127,9 @@ def test_dot_product_backpropagates_under_jit_and_ignores_padded_keys():
 @pytest.mark.parametrize("dtype", [jnp.float16, jnp.bfloat16])
 def test_dot_product_in_half_precision(dtype):
     queries, keys, values = (x.astype(dtype) for x in _small())
-    out, weights = d2l.DotProductAttention(dropout=0.0).apply({}, queries, keys, values,
-                                                              jnp.array([[0, 2, 5], [1, 4, 9]]))
+    out, weights = d2l.DotProductAttention(dropout=0.0).apply(
+        {}, queries, keys, values, jnp.array([[0, 2, 5], [1, 4, 9]])
+    )
     assert out.dtype == dtype and weights.dtype == dtype
     out, weights = np.asarray(out, dtype=np.float32), np.asarray(weights, dtype=np.float32)
     assert np.isfinite(out).all()
@@ -136,8 +145,10 @@ def test_dot_product_under_jit_equals_eager():
 
 
 # ------------------------------------------------------------------ dropout (both layers)
-MAKERS = {"dot": (lambda p: d2l.DotProductAttention(dropout=p), 4, {}),
-          "additive": (lambda p: d2l.AdditiveAttention(num_hiddens=8, dropout=p), 2, _random_additive_params()[1])}
+MAKERS = {
+    "dot": (lambda p: d2l.DotProductAttention(dropout=p), 4, {}),
+    "additive": (lambda p: d2l.AdditiveAttention(num_hiddens=8, dropout=p), 2, _random_additive_params()[1]),
+}
 
 
 @pytest.mark.parametrize("name", MAKERS)
@@ -150,8 +161,15 @@ def test_dropout_acts_when_training_only(name):
     np.testing.assert_array_equal(no_dropout.apply(params, queries, keys, values, training=True)[0], evaluated)
 
     def train(seed):
-        return attention.apply(params, queries, keys, values, training=True, rngs={"dropout": jax.random.key(seed)},
-                               capture_intermediates=True)
+        return attention.apply(
+            params,
+            queries,
+            keys,
+            values,
+            training=True,
+            rngs={"dropout": jax.random.key(seed)},
+            capture_intermediates=True,
+        )
 
     (trained, weights), state = train(11)
     np.testing.assert_array_equal(train(11)[0][0], trained)  # the same key: the same result
@@ -191,10 +209,10 @@ def test_additive_values_by_hand_with_a_d2l_parameter_tree(reference_masked_soft
     queries, keys, values = _small(key_size=2)
     (W_q, W_k, w_v), params = _random_additive_params()
     lens = [[1, 4, 0], [2, 3, 9]]
-    out, weights = d2l.AdditiveAttention(num_hiddens=8, dropout=0.0).apply(params, queries, keys, values,
-                                                                          jnp.array(lens))
-    expected_weights, expected = _additive_by_hand(queries, keys, values, lens, W_q, W_k, w_v,
-                                                   reference_masked_softmax)
+    out, weights = d2l.AdditiveAttention(num_hiddens=8, dropout=0.0).apply(
+        params, queries, keys, values, jnp.array(lens)
+    )
+    expected_weights, expected = _additive_by_hand(queries, keys, values, lens, W_q, W_k, w_v, reference_masked_softmax)
     np.testing.assert_allclose(weights, expected_weights, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
 
@@ -218,8 +236,9 @@ def test_additive_masking_lengths_zero_and_none():
     queries, keys, values = _small(key_size=2)
     attention = d2l.AdditiveAttention(num_hiddens=8, dropout=0.0)
     params = _random_additive_params()[1]
-    out, weights = (np.asarray(x) for x in attention.apply(params, queries, keys, values,
-                                                            jnp.array([[0, 1, 5], [2, 0, 3]])))
+    out, weights = (
+        np.asarray(x) for x in attention.apply(params, queries, keys, values, jnp.array([[0, 1, 5], [2, 0, 3]]))
+    )
     assert (out[0, 0] == 0).all() and (out[1, 1] == 0).all()
     assert (weights[0, 1, 1:] == 0).all()
     unmasked, unmasked_weights = attention.apply(params, queries, keys, values)  # valid_lens defaults to None
@@ -233,9 +252,10 @@ def test_additive_backpropagates_to_its_parameters():
     params = _random_additive_params()[1]
 
     def loss(params, keys, values):
-        out, _ = attention.apply(params, queries, keys, values, jnp.array([1, 3]), training=True,
-                                 rngs={"dropout": jax.random.key(3)})
-        return (out ** 2).sum()
+        out, _ = attention.apply(
+            params, queries, keys, values, jnp.array([1, 3]), training=True, rngs={"dropout": jax.random.key(3)}
+        )
+        return (out**2).sum()
 
     grads, keys_grad, values_grad = jax.grad(loss, argnums=(0, 1, 2))(params, keys, values)
     assert jax.tree.structure(grads) == jax.tree.structure(params)

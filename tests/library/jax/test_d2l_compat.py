@@ -79,8 +79,9 @@ def test_d2l_style_script_runs_unchanged(tmp_path):
     script = tmp_path / "d2l_style.py"
     script.write_text(D2L_STYLE_SCRIPT)
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    result = subprocess.run([sys.executable, "-O", str(script)], capture_output=True, text=True, cwd=tmp_path,
-                            env=env, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-O", str(script)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     expected_key = jax.random.key_data(jax.random.split(jax.random.key(0))[1]).tolist()
@@ -97,8 +98,14 @@ def _parameters(fn):
 def test_signatures_are_d2l_s():
     empty = inspect.Parameter.empty
     assert _parameters(d2l.masked_softmax) == [("X", empty), ("valid_lens", empty)]
-    assert _parameters(d2l.show_heatmaps) == [("matrices", empty), ("xlabel", empty), ("ylabel", empty),
-                                              ("titles", None), ("figsize", (2.5, 2.5)), ("cmap", "Reds")]
+    assert _parameters(d2l.show_heatmaps) == [
+        ("matrices", empty),
+        ("xlabel", empty),
+        ("ylabel", empty),
+        ("titles", None),
+        ("figsize", (2.5, 2.5)),
+        ("cmap", "Reds"),
+    ]
     assert _parameters(d2l.check_shape) == [("a", empty), ("shape", empty)]
     assert _parameters(d2l.normal)[:3] == [("mean", empty), ("std", empty), ("size", empty)]
     assert _parameters(d2l.get_key) == []
@@ -106,13 +113,36 @@ def test_signatures_are_d2l_s():
     assert [name for name, _ in _parameters(d2l.DotProductAttention)][:1] == ["dropout"]
     assert [name for name, _ in _parameters(d2l.AdditiveAttention)][:2] == ["num_hiddens", "dropout"]
     for layer in (d2l.DotProductAttention, d2l.AdditiveAttention):
-        assert _parameters(layer.__call__)[1:] == [("queries", empty), ("keys", empty), ("values", empty),
-                                                   ("valid_lens", None), ("training", False)]
+        assert _parameters(layer.__call__)[1:] == [
+            ("queries", empty),
+            ("keys", empty),
+            ("values", empty),
+            ("valid_lens", None),
+            ("training", False),
+        ]
 
 
-@pytest.mark.parametrize("name", ["masked_softmax", "DotProductAttention", "AdditiveAttention", "show_heatmaps",
-                                  "check_shape", "get_key", "normal", "ones", "tensor", "reshape", "plt", "jax",
-                                  "jnp", "nn", "np", "math"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "masked_softmax",
+        "DotProductAttention",
+        "AdditiveAttention",
+        "show_heatmaps",
+        "check_shape",
+        "get_key",
+        "normal",
+        "ones",
+        "tensor",
+        "reshape",
+        "plt",
+        "jax",
+        "jnp",
+        "nn",
+        "np",
+        "math",
+    ],
+)
 def test_names_d2l_code_uses_exist(name):
     assert hasattr(d2l, name)
 
@@ -120,10 +150,12 @@ def test_names_d2l_code_uses_exist(name):
 def test_keyword_arguments_as_d2l_passes_them():
     rng = np.random.default_rng(0)
     q, k, v = (jnp.asarray(rng.uniform(size=s), dtype=jnp.float32) for s in ((1, 2, 3), (1, 4, 3), (1, 4, 5)))
-    out, _ = d2l.DotProductAttention(dropout=0.0).apply({}, queries=q, keys=k, values=v, valid_lens=jnp.array([3]),
-                                                        training=False)
+    out, _ = d2l.DotProductAttention(dropout=0.0).apply(
+        {}, queries=q, keys=k, values=v, valid_lens=jnp.array([3]), training=False
+    )
     assert out.shape == (1, 2, 5)
     (out, _), _ = d2l.AdditiveAttention(num_hiddens=4, dropout=0.0).init_with_output(
-        jax.random.key(0), queries=q, keys=k, values=v, valid_lens=jnp.array([3]))
+        jax.random.key(0), queries=q, keys=k, values=v, valid_lens=jnp.array([3])
+    )
     assert out.shape == (1, 2, 5)
     assert d2l.masked_softmax(X=q, valid_lens=jnp.array([2]))[0, 0, 2] == 0

@@ -57,8 +57,11 @@ def test_ones_and_tensor_aliases():
     assert d2l.tensor([1.5]).dtype == jnp.float32
 
 
-@pytest.mark.parametrize("call", [lambda x: d2l.reshape(x, (3, 4)), lambda x: d2l.reshape(x, 3, 4),
-                                  lambda x: d2l.reshape(x, [3, -1])], ids=["tuple", "sizes", "list-with--1"])
+@pytest.mark.parametrize(
+    "call",
+    [lambda x: d2l.reshape(x, (3, 4)), lambda x: d2l.reshape(x, 3, 4), lambda x: d2l.reshape(x, [3, -1])],
+    ids=["tuple", "sizes", "list-with--1"],
+)
 def test_reshape_alias(call):
     x = jnp.arange(12.0)
     y = call(x)
@@ -121,8 +124,9 @@ def test_show_heatmaps_identity_example_of_the_preliminaries():
     assert tuple(fig.get_size_inches()) == (2.5, 2.5)
 
 
-@pytest.mark.parametrize("shape, grid", [((4, 5), (1, 1)), ((3, 4, 5), (1, 3)), ((2, 1, 4, 5), (2, 1))],
-                         ids=["2-D", "3-D", "4-D"])
+@pytest.mark.parametrize(
+    "shape, grid", [((4, 5), (1, 1)), ((3, 4, 5), (1, 3)), ((2, 1, 4, 5), (2, 1))], ids=["2-D", "3-D", "4-D"]
+)
 def test_show_heatmaps_accepts_2d_3d_4d(shape, grid):
     matrices = np.random.default_rng(2).uniform(size=shape)
     fig = d2l.show_heatmaps(matrices, xlabel="x", ylabel="y")
@@ -142,8 +146,7 @@ def test_show_heatmaps_takes_half_precision_arrays(dtype):
 
 
 def test_show_heatmaps_takes_lists_and_figsize_and_cmap():
-    fig = d2l.show_heatmaps([[0.0, 1.0], [1.0, 0.0]], xlabel="Keys", ylabel="Queries", figsize=(6, 3),
-                            cmap="viridis")
+    fig = d2l.show_heatmaps([[0.0, 1.0], [1.0, 0.0]], xlabel="Keys", ylabel="Queries", figsize=(6, 3), cmap="viridis")
     (ax,) = _panels(fig).values()
     np.testing.assert_array_equal(_drawn(ax), [[0.0, 1.0], [1.0, 0.0]])
     assert tuple(fig.get_size_inches()) == (6, 3) and ax.images[0].get_cmap().name == "viridis"
@@ -152,10 +155,12 @@ def test_show_heatmaps_takes_lists_and_figsize_and_cmap():
 def test_show_heatmaps_of_attention_weights_after_a_forward_pass():
     """The chapter's use: the weights that DotProductAttention returns."""
     rng = np.random.default_rng(4)
-    queries, keys, values = (jnp.asarray(rng.standard_normal(s), dtype=jnp.float32)
-                             for s in ((2, 1, 2), (2, 10, 2), (2, 10, 4)))
-    (_, weights), _ = d2l.DotProductAttention(dropout=0.5).init_with_output(jax.random.key(0), queries, keys, values,
-                                                                            d2l.tensor([2, 6]))
+    queries, keys, values = (
+        jnp.asarray(rng.standard_normal(s), dtype=jnp.float32) for s in ((2, 1, 2), (2, 10, 2), (2, 10, 4))
+    )
+    (_, weights), _ = d2l.DotProductAttention(dropout=0.5).init_with_output(
+        jax.random.key(0), queries, keys, values, d2l.tensor([2, 6])
+    )
     fig = d2l.show_heatmaps(weights.reshape((1, 1, 2, 10)), xlabel="Keys", ylabel="Queries")
     (ax,) = _panels(fig).values()
     drawn = _drawn(ax)

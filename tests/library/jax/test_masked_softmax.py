@@ -134,8 +134,7 @@ def test_length_zero_gives_a_zero_output_row():
     assert (np.abs(out[0, 1]) > 0).all() and (np.abs(out[1, 0]) > 0).all()
 
 
-@pytest.mark.parametrize("length", [4, 5, 10**9, 10**12, math.inf],
-                         ids=["keys", "keys+1", "1e9", "1e12-int64", "inf"])
+@pytest.mark.parametrize("length", [4, 5, 10**9, 10**12, math.inf], ids=["keys", "keys+1", "1e9", "1e12-int64", "inf"])
 def test_length_at_or_past_the_number_of_keys_masks_nothing(length):
     """NumPy int64 lengths beyond int32 must not wrap around on the way into JAX."""
     X = _randn((2, 3, 4))
@@ -170,8 +169,9 @@ def test_integral_float_lengths_equal_integer_lengths(dtype):
         np.testing.assert_array_equal(d2l.masked_softmax(X, lengths), expected)
 
 
-@pytest.mark.parametrize("dtype", [jnp.int32, jnp.int16, jnp.int8, jnp.uint8, jnp.uint16, jnp.uint32, np.int64],
-                         ids=str)
+@pytest.mark.parametrize(
+    "dtype", [jnp.int32, jnp.int16, jnp.int8, jnp.uint8, jnp.uint16, jnp.uint32, np.int64], ids=str
+)
 def test_integer_length_dtypes(dtype):
     X = _randn((2, 2, 5))
     lengths = np.array([1, 4], dtype=dtype) if dtype is np.int64 else jnp.array([1, 4], dtype=dtype)
@@ -252,8 +252,9 @@ def test_gradients_match_finite_differences(lens):
 def test_second_order_gradients_match_finite_differences():
     with jax.enable_x64(True):
         lens = jnp.array([[0, 2, 5], [1, 3, 7]])
-        check_grads(lambda x: d2l.masked_softmax(x, lens), (_randn((2, 3, 5), dtype=jnp.float64),), order=2,
-                    modes=["rev"])
+        check_grads(
+            lambda x: d2l.masked_softmax(x, lens), (_randn((2, 3, 5), dtype=jnp.float64),), order=2, modes=["rev"]
+        )
 
 
 def test_gradient_is_zero_past_the_length_and_that_of_the_unpadded_softmax(padding_mask):

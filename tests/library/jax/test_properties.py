@@ -30,8 +30,11 @@ FEWER = settings(max_examples=12, deadline=None, derandomize=True, database=None
 
 DTYPES = [jnp.float16, jnp.bfloat16, jnp.float32]
 SUM_TOLERANCE = {np.dtype(jnp.float16): 5e-3, np.dtype(jnp.bfloat16): 3e-2, np.dtype(jnp.float32): 1e-5}
-REFERENCE_TOLERANCE = {np.dtype(jnp.float16): (2e-3, 1e-3), np.dtype(jnp.bfloat16): (2e-2, 1e-2),
-                       np.dtype(jnp.float32): (1e-5, 1e-6)}
+REFERENCE_TOLERANCE = {
+    np.dtype(jnp.float16): (2e-3, 1e-3),
+    np.dtype(jnp.bfloat16): (2e-2, 1e-2),
+    np.dtype(jnp.float32): (1e-5, 1e-6),
+}
 
 
 @st.composite
@@ -49,8 +52,9 @@ def scores_and_lengths(draw, dtypes=DTYPES):
     if kind == "none":
         return X, None
     shape = (batch_size,) if kind == "1-D" else (batch_size, num_queries)
-    lens = np.array(draw(st.lists(st.integers(0, num_keys + 2), min_size=int(np.prod(shape)),
-                                  max_size=int(np.prod(shape))))).reshape(shape)
+    lens = np.array(
+        draw(st.lists(st.integers(0, num_keys + 2), min_size=int(np.prod(shape)), max_size=int(np.prod(shape))))
+    ).reshape(shape)
     form = draw(st.sampled_from(["int32", "float32", "list"]))
     return X, lens.tolist() if form == "list" else jnp.asarray(lens, dtype=form)
 
@@ -111,8 +115,10 @@ def attention_inputs(draw):
     batch_size, num_queries = draw(st.sampled_from([1, 2])), draw(st.sampled_from([1, 3]))
     num_pairs, d = draw(st.sampled_from([1, 4, 7])), draw(st.sampled_from([2, 8]))
     rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
-    queries, keys, values = (jnp.asarray(rng.standard_normal((batch_size, n, d)), dtype=jnp.float32)
-                             for n in (num_queries, num_pairs, num_pairs))
+    queries, keys, values = (
+        jnp.asarray(rng.standard_normal((batch_size, n, d)), dtype=jnp.float32)
+        for n in (num_queries, num_pairs, num_pairs)
+    )
     kind = draw(st.sampled_from(["none", "1-D", "2-D"]))
     if kind == "none":
         return queries, keys, values, None
@@ -125,8 +131,9 @@ def attention_inputs(draw):
 @jax.jit
 def _builtin_one_head(queries, keys, values, mask):
     """jax.nn.dot_product_attention with one head (axis 2), compiled once per shape."""
-    out = jax.nn.dot_product_attention(queries[:, :, None], keys[:, :, None], values[:, :, None],
-                                       mask=None if mask is None else mask[:, None])
+    out = jax.nn.dot_product_attention(
+        queries[:, :, None], keys[:, :, None], values[:, :, None], mask=None if mask is None else mask[:, None]
+    )
     return out[:, :, 0]
 
 
@@ -148,8 +155,10 @@ def test_dot_product_attention_equals_the_builtin(inputs, p):
     np.testing.assert_allclose(ours[~empty], theirs[~empty], rtol=1e-5, atol=1e-6)
 
 
-SMALL = tuple(jnp.asarray(np.random.default_rng(seed).standard_normal(shape), dtype=jnp.float32)
-              for seed, shape in ((0, (2, 3, 4)), (1, (2, 5, 4)), (2, (2, 5, 6))))
+SMALL = tuple(
+    jnp.asarray(np.random.default_rng(seed).standard_normal(shape), dtype=jnp.float32)
+    for seed, shape in ((0, (2, 3, 4)), (1, (2, 5, 4)), (2, (2, 5, 6)))
+)
 
 
 @FEWER
