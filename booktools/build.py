@@ -31,10 +31,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import copy
 import hashlib
 import os
-import posixpath
 import re
 import shutil
 import subprocess
@@ -49,16 +47,19 @@ import yaml
 
 from booktools import config as book_config
 from booktools.api_docs import with_api_page
-from booktools.book import ROOT, SOURCE_LANGUAGE, editions, pages
+from booktools.book import ROOT, SOURCE_LANGUAGE
 from booktools.book_pages import SHARED_FOLDERS, write_edition_sources
 from booktools.config import Edition
-from booktools.derive import OUTPUT_DIR as NOTEBOOKS_DIR
-from booktools.frameworks import DEFAULT as DEFAULT_FRAMEWORK
+from booktools.edition_settings import (
+    BuildError,
+    edition_config,
+    edition_toc,
+    editions_to_build,
+    load_yaml,
+)
 from booktools.frameworks import TabError
 
 BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
-SOURCE_PREFIX = f"chapters/{SOURCE_LANGUAGE}/"
-TOC_PATH_KEYS = ("root", "file", "glob")
 LANDING_TEMPLATE = Path(__file__).resolve().parent / "theme" / "landing.html"
 # What a build reads, besides the pages under chapters/: the settings, the folders every
 # edition shares (SHARED_FOLDERS: img/) and the tools. A scratch copy of the book needs
@@ -66,6 +67,7 @@ LANDING_TEMPLATE = Path(__file__).resolve().parent / "theme" / "landing.html"
 SETTINGS = ("_config.yml", "_toc.yml", "references.bib")
 TOOLS = (
     "booktools/build.py",
+    "booktools/edition_settings.py",
     "booktools/book.py",
     "booktools/book_pages.py",
     "booktools/config.py",
@@ -90,10 +92,6 @@ PROBLEM_LINE = re.compile(
 )
 
 
-class BuildError(Exception):
-    """The configuration or an edition's files do not allow a build."""
-
-
 @dataclass(frozen=True)
 class EditionResult:
     """The outcome of one edition's ``jupyter-book build``."""
@@ -112,100 +110,6 @@ def site_dir(root: Path = ROOT) -> Path:
 def stamp_path(root: Path = ROOT) -> Path:
     """Return the file recording which inputs the current site was built from."""
     return root / "_build" / "book.stamp"
-
-
-def load_yaml(path: Path) -> dict[str, Any]:
-    """Read a YAML mapping."""
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-
-
-def configured_editions(config: dict[str, Any]) -> list[Edition]:
-    """Return the editions ``_config.yml`` (read as ``config``) lists, English first.
-
-    Raises:
-        BuildError: if the settings booktools reads are invalid (``booktools.config``).
-    """
-    try:
-        return book_config.configured_editions(book_config.parse(config))
-    except book_config.ConfigError as error:
-        raise BuildError(str(error)) from error
-
-
-def editions_to_build(config: dict[str, Any], root: Path = ROOT) -> list[Edition]:
-    """Return the configured editions whose folder exists, checking each has every page.
-
-    Raises:
-        BuildError: if a folder under ``chapters/`` is not a configured edition,
-            or an edition lacks a page that ``_toc.yml`` names.
-    """
-    configured = {edition.code: edition for edition in configured_editions(config)}
-    try:
-        present = editions(root)
-    except book_config.ConfigError as error:
-        raise BuildError(str(error)) from error
-    for code in present:
-        try:
-            pages(code, root)
-        except (FileNotFoundError, ValueError) as error:
-            raise BuildError(f"edition {code!r}: {error}") from error
-    return [configured[code] for code in configured if code in present]
-
-
-def _retarget(entry: str) -> str:
-    if not entry.startswith(SOURCE_PREFIX):
-        raise BuildError(f"_toc.yml entry {entry!r} is not under {SOURCE_PREFIX}")
-    return entry[len(SOURCE_PREFIX) :]
-
-
-def edition_toc(toc: Any) -> Any:
-    """Return ``toc`` with every page path made relative to the edition's folder.
-
-    ``chapters/en/attention-scoring-functions`` becomes
-    ``attention-scoring-functions``; the edition's folder is the source folder of
-    its build, so the same table of contents serves every edition.
-    """
-    if isinstance(toc, list):
-        return [edition_toc(item) for item in toc]
-    if isinstance(toc, dict):
-        return {
-            key: _retarget(value) if key in TOC_PATH_KEYS and isinstance(value, str) else edition_toc(value)
-            for key, value in toc.items()
-        }
-    return toc
-
-
-def edition_config(config: dict[str, Any], edition: Edition, built: list[Edition], root: Path = ROOT) -> dict[str, Any]:
-    """Return the Jupyter Book configuration of ``edition``, derived from ``_config.yml``.
-
-    ``built`` lists every edition of this build, for the language switcher.
-    """
-    derived = copy.deepcopy(config)
-    derived.pop("editions", None)
-    derived["title"] = edition.title
-    if "bibtex_bibfiles" in derived:
-        derived["bibtex_bibfiles"] = [str((root / path).resolve()) for path in derived["bibtex_bibfiles"]]
-
-    repository = derived.setdefault("repository", {})
-    book_path = repository.get("path_to_book") or ""
-    # The Colab button opens the derived notebook of the default framework; the page's
-    # script (theme/static/framework-colab.js) swaps in the framework the reader chose.
-    repository["path_to_book"] = posixpath.join(book_path, NOTEBOOKS_DIR, edition.code, DEFAULT_FRAMEWORK.name).strip(
-        "/"
-    )
-
-    sphinx = derived.setdefault("sphinx", {})
-    local = sphinx.get("local_extensions") or {}
-    sphinx["local_extensions"] = {name: str((root / path).resolve()) for name, path in local.items()}
-    sphinx_config = sphinx.get("config") or {}
-    sphinx_config.update(edition.config)  # the edition's own interface strings, if any
-    sphinx_config.update(
-        language=edition.code,
-        project=edition.title,
-        book_edition=edition.code,
-        book_editions=[{"code": other.code, "name": other.name, "title": other.title} for other in built],
-    )
-    sphinx["config"] = sphinx_config
-    return derived
 
 
 def jupyter_book_command() -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from booktools import build
+from booktools import build, edition_settings
 from booktools.book import ROOT
 
 # Debian's chromium package; BOOK_CHROMIUM names another Chromium build.
@@ -74,7 +74,7 @@ def site() -> Path:
 @pytest.fixture(scope="session")
 def built_editions(site: Path, book_config: dict) -> list[str]:
     """The language codes of the editions in the built site, English first."""
-    codes = [edition.code for edition in build.configured_editions(book_config)]
+    codes = [edition.code for edition in edition_settings.configured_editions(book_config)]
     return [code for code in codes if (site / code / "index.html").exists()]
 
 
@@ -177,7 +177,7 @@ def scratch_book(tmp_path: Path) -> Path:
     """
     copy_book_files(tmp_path)
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    for edition in build.configured_editions(config):
+    for edition in edition_settings.configured_editions(config):
         target = tmp_path / "chapters" / edition.code
         if not target.is_dir():
             shutil.copytree(ROOT / "chapters" / "en", target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))

@@ -17,12 +17,12 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-from booktools import build
+from booktools import edition_settings
 from booktools.book import ROOT
 from booktools.frameworks import FRAMEWORKS
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-EDITIONS = [edition.code for edition in build.configured_editions(CONFIG)]
+EDITIONS = [edition.code for edition in edition_settings.configured_editions(CONFIG)]
 CHAPTER = "attention-scoring-functions"
 GLOSSARY = ROOT / "chapters" / "glossary.yml"
 GLOSSARY_CONCEPTS = ("attention", "key", "value")

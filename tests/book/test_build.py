@@ -15,7 +15,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from booktools import build
+from booktools import build, edition_settings
 from booktools.book import ROOT, notebooks
 from booktools.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.frameworks import FRAMEWORKS, groups
@@ -49,7 +49,7 @@ def load_toc() -> dict:
 
 
 def test_toc_entries_become_relative_to_the_edition_folder():
-    derived = build.edition_toc(load_toc())
+    derived = edition_settings.edition_toc(load_toc())
     assert derived["root"] == "index"
     files = [entry["file"] for entry in derived["chapters"]]
     assert CHAPTER in files
@@ -57,14 +57,14 @@ def test_toc_entries_become_relative_to_the_edition_folder():
 
 
 def test_a_toc_entry_outside_the_english_folder_is_refused():
-    with pytest.raises(build.BuildError, match="not under chapters/en/"):
-        build.edition_toc({"root": "chapters/en/index", "chapters": [{"file": "notes/extra"}]})
+    with pytest.raises(edition_settings.BuildError, match="not under chapters/en/"):
+        edition_settings.edition_toc({"root": "chapters/en/index", "chapters": [{"file": "notes/extra"}]})
 
 
 def test_edition_config_changes_only_what_differs(book_config):
-    editions = build.configured_editions(book_config)
+    editions = edition_settings.configured_editions(book_config)
     korean = next(edition for edition in editions if edition.code == "ko")
-    derived = build.edition_config(book_config, korean, editions)
+    derived = edition_settings.edition_config(book_config, korean, editions)
     assert derived["sphinx"]["config"]["language"] == "ko"
     assert derived["title"] == korean.title
     assert derived["repository"]["path_to_book"] == "notebooks/ko/pytorch"
@@ -80,16 +80,19 @@ def test_edition_config_changes_only_what_differs(book_config):
 
 def test_path_to_book_is_kept_as_a_prefix(book_config):
     config = {**book_config, "repository": {**book_config["repository"], "path_to_book": "book/"}}
-    english = build.configured_editions(config)[0]
-    assert build.edition_config(config, english, [english])["repository"]["path_to_book"] == "book/notebooks/en/pytorch"
+    english = edition_settings.configured_editions(config)[0]
+    assert (
+        edition_settings.edition_config(config, english, [english])["repository"]["path_to_book"]
+        == "book/notebooks/en/pytorch"
+    )
 
 
 def test_the_colab_button_of_every_page_opens_a_notebook_of_every_framework(book_config):
     """The button opens ``<path_to_book>/<page>.ipynb``, and framework-colab.js swaps the
     framework folder for the tab the reader chose: each must exist in the repository."""
-    editions = build.configured_editions(book_config)
+    editions = edition_settings.configured_editions(book_config)
     for edition in editions:
-        folder = build.edition_config(book_config, edition, editions)["repository"]["path_to_book"]
+        folder = edition_settings.edition_config(book_config, edition, editions)["repository"]["path_to_book"]
         for page in notebooks(edition.code):
             for framework in FRAMEWORKS:
                 target = ROOT / folder.replace(f"/{DEFAULT_FRAMEWORK.name}", f"/{framework.name}") / page.name
@@ -97,7 +100,7 @@ def test_the_colab_button_of_every_page_opens_a_notebook_of_every_framework(book
 
 
 def test_english_comes_first_and_every_edition_has_a_name(book_config):
-    editions = build.configured_editions(book_config)
+    editions = edition_settings.configured_editions(book_config)
     assert [edition.code for edition in editions] == ["en", "id", "ko"]
     assert all(edition.name and edition.title for edition in editions)
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from booktools import build
+from booktools import edition_settings
 from booktools.book import ROOT
 from booktools.quizzes import read_keys
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-EDITIONS = [edition.code for edition in build.configured_editions(CONFIG)]
+EDITIONS = [edition.code for edition in edition_settings.configured_editions(CONFIG)]
 KEYS = read_keys()
 CHAPTER = "attention-scoring-functions"
 TIMEOUT_MS = 20_000

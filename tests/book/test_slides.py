@@ -16,14 +16,14 @@ import nbformat
 import pytest
 import yaml
 
-from booktools import build
+from booktools import edition_settings
 from booktools.book import ROOT, pages
 from booktools.book_pages import has_slides
 from booktools.frameworks import FRAMEWORKS
 from booktools.slides import all_decks
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-EDITIONS = [edition.code for edition in build.configured_editions(CONFIG)]
+EDITIONS = [edition.code for edition in edition_settings.configured_editions(CONFIG)]
 CHAPTER = "attention-scoring-functions"
 TIMEOUT_MS = 20_000
 MARKS = ("[**", "**]", "(**", "**)", "[~~", "~~]", "(~~", "~~)")

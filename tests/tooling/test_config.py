@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from booktools import build, config
+from booktools import build, config, edition_settings
 from booktools.book import editions
 from booktools.schema import ConfigError, validate
 from booktools.translations.check import main as check_translations
@@ -211,8 +211,8 @@ def test_make_notebooks_and_check_translations_report_a_bad_config(book: Path, r
 
 def test_build_and_the_other_tools_read_the_same_editions(root: Path) -> None:
     data = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
-    assert build.configured_editions(data) == config.configured_editions(config.load_config(root))
-    assert [edition.code for edition in build.editions_to_build(data, root)] == editions(root)
+    assert edition_settings.configured_editions(data) == config.configured_editions(config.load_config(root))
+    assert [edition.code for edition in edition_settings.editions_to_build(data, root)] == editions(root)
 
 
 def test_build_inputs_name_every_booktools_module_the_build_imports(root: Path) -> None:
