@@ -7,6 +7,10 @@ STAMP := $(VENV)/.installed
 # The kernel every notebook run uses (booktools/kernel.py): its environment is fixed,
 # so figures show whatever the caller's MPLBACKEND is.
 KERNEL := d2l-book
+# axe-core for the accessibility tests (tests/book/test_accessibility.py), pinned by
+# tests/book/axe/package-lock.json, installed with npm into the environment.
+AXE := $(VENV)/share/d2l-book/axe
+AXE_SCRIPT := $(AXE)/node_modules/axe-core/axe.min.js
 # d2lbook 1.0.3 pins Sphinx 5.3, so it has an environment of its own for the slides
 # (booktools/slides.py), pinned by booktools/slides-requirements.txt; reveal.js, require.js
 # and jQuery for the decks, pinned by booktools/reveal/package-lock.json, are installed into it.
@@ -24,7 +28,13 @@ $(STAMP): requirements.txt pyproject.toml booktools/kernel.py
 	$(PY) -m booktools.kernel
 	touch $(STAMP)
 
-setup: $(STAMP)
+$(AXE_SCRIPT): tests/book/axe/package.json tests/book/axe/package-lock.json $(STAMP)
+	mkdir -p $(AXE)
+	cp tests/book/axe/package.json tests/book/axe/package-lock.json $(AXE)/
+	npm ci --prefix $(AXE) --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $(AXE_SCRIPT)
+
+setup: $(STAMP) $(AXE_SCRIPT)
 
 $(D2LBOOK_STAMP): booktools/slides-requirements.txt booktools/reveal/package-lock.json
 	$(PYTHON) -m venv $(D2LBOOK_VENV)

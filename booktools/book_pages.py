@@ -15,7 +15,10 @@ copy of the edition in which the marks are replaced by what the Sphinx side
   or ``(**``, and not the text meant for the slides only; a page with slide
   marks gains, after its title, a line linking its decks
   (``booktools.slides``, one per framework);
-- the edition gains the generated API page ``api.md`` (``booktools.api_docs``).
+- the edition gains the generated API page ``api.md`` (``booktools.api_docs``);
+- a code cell holding a figure of ``show_heatmaps`` gets the figure's alt text in
+  the edition's language, from the description the figure carries
+  (``booktools.alt_text``).
 
 The copy keeps the repository's layout (``chapters/<code>/`` beside ``img/``), so
 relative paths to figures work unchanged.
@@ -30,6 +33,7 @@ from pathlib import Path
 import nbformat
 
 from booktools import api_docs
+from booktools.alt_text import edition_heatmap_text, set_heatmap_alt_text
 from booktools.frameworks import FRAMEWORKS, NAMES, page_frameworks, strip_marks
 from booktools.slide_marks import mark_kinds, strip_slide_marks
 
@@ -104,12 +108,14 @@ def write_edition_sources(source_dir: Path, target_root: Path, root: Path) -> Pa
     shutil.rmtree(target_root, ignore_errors=True)
     target = target_root / source_dir.relative_to(root)
     target.mkdir(parents=True)
+    heatmap_text = edition_heatmap_text(source_dir.name, root)
     for path in sorted(source_dir.iterdir()):
         if path.suffix == ".ipynb":
             source = nbformat.read(path, as_version=4)
             notebook = add_slides_link(
                 book_notebook(source, path.relative_to(root).as_posix()), source_dir.name, path.stem, has_slides(source)
             )
+            set_heatmap_alt_text(notebook, heatmap_text, path.relative_to(root).as_posix())
             nbformat.write(notebook, target / path.name)
         elif path.suffix == ".md":
             (target / path.name).write_text(strip_slide_marks(path.read_text(encoding="utf-8")), encoding="utf-8")

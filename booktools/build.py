@@ -46,6 +46,7 @@ import jinja2
 import yaml
 
 from booktools import config as book_config
+from booktools.alt_text import AltTextError
 from booktools.api_docs import with_api_page
 from booktools.book import ROOT, SOURCE_LANGUAGE
 from booktools.book_pages import SHARED_FOLDERS, write_edition_sources
@@ -70,6 +71,7 @@ TOOLS = (
     "booktools/edition_settings.py",
     "booktools/book.py",
     "booktools/book_pages.py",
+    "booktools/alt_text.py",
     "booktools/config.py",
     "booktools/schema.py",
     "booktools/frameworks.py",
@@ -138,7 +140,7 @@ def build_edition(
     toc_file.write_text(header + yaml.safe_dump(with_api_page(edition_toc(toc)), sort_keys=False), encoding="utf-8")
     try:
         source = write_edition_sources(root / "chapters" / edition.code, work / "src", root)
-    except TabError as error:
+    except (TabError, AltTextError, book_config.ConfigError) as error:
         log.write_text(f"ERROR: {error}\n", encoding="utf-8")
         return EditionResult(edition, 1, log, [f"ERROR: {error}"])
     command = [

@@ -100,7 +100,31 @@ def show_heatmaps(matrices, xlabel: str, ylabel: str, titles=None,
             if titles is not None:
                 axes[i, j].set_title(titles[j])
     fig.colorbar(image, ax=axes, shrink=0.6)
+    description = _heatmap_description(grid)
+    # IPython shows the image and keeps this beside it; the book reads it for the alt text
+    fig._repr_mimebundle_ = lambda include=None, exclude=None: {  # type: ignore[attr-defined]
+        'application/vnd.d2l.heatmaps+json': description}
     return fig
+
+
+# ---- from chapters/en/preliminaries.ipynb, cell heatmap-description
+# ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
+def _heatmap_description(grid: np.ndarray) -> dict:
+    """Describe which weights of a 4-D ``grid`` are non-zero, for the text alternative of its figure.
+
+    For each panel and query: the keys of non-zero weight as 1-based inclusive ranges
+    [first, last], e.g. ``[[1, 2]]`` for a query that attends to keys 1 and 2 only.
+    """
+    def key_ranges(weights: np.ndarray) -> list:
+        keys = np.flatnonzero(weights) + 1  # 1-based numbers of the keys of non-zero weight
+        ends = np.flatnonzero(np.diff(keys) > 1)  # where one run of keys ends
+        firsts = np.concatenate((keys[:1], keys[ends + 1]))
+        lasts = np.concatenate((keys[ends], keys[-1:]))
+        return [[int(first), int(last)] for first, last in zip(firsts, lasts)]
+
+    rows, cols, queries, keys = grid.shape
+    return {'version': 1, 'grid': [rows, cols], 'queries': queries, 'keys': keys,
+            'panels': [[[key_ranges(query) for query in panel] for panel in row] for row in grid]}
 
 
 # ---- from chapters/en/attention-scoring-functions.ipynb, cell valid-lens-helper

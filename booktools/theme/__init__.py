@@ -19,7 +19,10 @@ It then
   does not use (no Thebe launch button);
 - registers a Korean search language (``booktools.theme.search``);
 - shows each group of framework cells as synchronised tabs, and points the Colab
-  button at the chosen framework's notebook (``booktools.theme.tabs``).
+  button at the chosen framework's notebook (``booktools.theme.tabs``);
+- fixes what axe-core finds in the pages (``booktools.theme.a11y``), among them
+  two components of pydata-sphinx-theme overridden in ``templates/``
+  (``search-button-field.html``, ``theme-switcher.html``; each says why).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from sphinx.config import Config
 from sphinx.locale import _ as sphinx_translation
 from sphinx.locale import get_translation
 
+from booktools.theme.a11y import setup_a11y
 from booktools.theme.mathjax import copy_mathjax
 from booktools.theme.search import SearchKorean
 from booktools.theme.tabs import setup_tabs
@@ -83,12 +87,16 @@ def search_text() -> str:
     return f"{word}..."
 
 
+def add_theme_files(app: Sphinx, config: Config) -> None:
+    """Serve ``static/``, and look templates up in ``templates/`` before the theme's own."""
+    config.templates_path.insert(0, str(HERE / "templates"))
+    config.html_static_path.append(str(HERE / "static"))
+
+
 def add_switcher_to_header(app: Sphinx, config: Config) -> None:
     """Put the language switcher at the end of the article header, after the theme's buttons."""
     if not config.book_editions:
         return
-    config.templates_path.insert(0, str(HERE / "templates"))
-    config.html_static_path.append(str(HERE / "static"))
     options = config.html_theme_options
     items = options.get("article_header_end", "article-header-buttons.html")
     if isinstance(items, str):
@@ -137,6 +145,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("book_editions", [], "html", types=[list])
     app.add_search_language(SearchKorean)
     app.connect("config-inited", drop_fixed_search_text)
+    app.connect("config-inited", add_theme_files)
     app.connect("config-inited", add_switcher_to_header)
     # Before pydata-sphinx-theme (priority 500) drops header templates that render empty.
     app.connect("html-page-context", update_page_context, priority=400)
@@ -144,4 +153,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", translate_search_box, priority=600)
     app.connect("build-finished", copy_mathjax)
     setup_tabs(app)
+    setup_a11y(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

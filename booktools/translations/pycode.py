@@ -16,6 +16,8 @@ from booktools.save_marks import SAVE_MARK
 from booktools.translations.prose import segments
 
 CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+# Comments addressed to tools, not readers (mypy, ruff, black, coverage): not prose, never translated.
+TOOL_COMMENT = re.compile(r"^(?:type:\s*ignore(?:\[[\w\-, ]*\])?|noqa(?::[\w, ]*)?|fmt:\s*(?:on|off|skip)|pragma:.*)$")
 DocumentedNode = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
@@ -59,6 +61,8 @@ def code_prose(source: str) -> list[tuple[int, str]]:
         if token.type != tokenize.COMMENT:
             continue
         text = SAVE_MARK.split(token.string, maxsplit=1)[0].lstrip("#").strip()
+        if TOOL_COMMENT.match(text):
+            text = ""
         whole_line = token.line.lstrip().startswith("#")
         if text and whole_line and block_end == token.start[0] - 1:
             pieces[-1] = (pieces[-1][0], pieces[-1][1] + "\n" + text)

@@ -149,6 +149,19 @@ def page(browser, site_url: str) -> Iterator[object]:
         tab.close()
 
 
+@pytest.fixture
+def fresh_storage(page, site_url: str) -> Iterator[None]:
+    """Forget the framework an earlier test chose (the browser profile lasts the session)."""
+
+    def forget() -> None:
+        page.goto(f"{site_url}/index.html", wait_until="load")
+        page.evaluate("() => window.localStorage.clear()")
+
+    forget()
+    yield
+    forget()
+
+
 @pytest.fixture(scope="session")
 def screenshots() -> Path:
     """The folder screenshots are written to (``_build/screenshots``)."""

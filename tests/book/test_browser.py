@@ -108,19 +108,6 @@ def test_the_language_switcher_leads_to_the_same_page_in_every_edition(page, sit
     assert_offline(page)
 
 
-@pytest.fixture
-def fresh_tabs(page, site_url):
-    """Forget the framework chosen by an earlier test (the browser profile lasts the session)."""
-
-    def forget() -> None:
-        page.goto(f"{site_url}/index.html", wait_until="load")
-        page.evaluate("() => window.localStorage.clear()")
-
-    forget()
-    yield
-    forget()
-
-
 def colab_links(page) -> list[str]:
     return page.eval_on_selector_all("a[href*='colab.research.google.com']", "links => links.map(link => link.href)")
 
@@ -149,7 +136,7 @@ def selected_frameworks(page) -> list[str]:
 
 
 @pytest.mark.parametrize("code", EDITIONS)
-def test_the_colab_button_opens_the_chosen_frameworks_notebook(page, site_url, built_editions, fresh_tabs, code):
+def test_the_colab_button_opens_the_chosen_frameworks_notebook(page, site_url, built_editions, fresh_storage, code):
     open_chapter(page, site_url, code, built_editions)
     assert colab_links(page) == [expected_colab(code, "pytorch")], "PyTorch is the default framework"
     page.locator('.d2l-framework-tabs label[data-sync-id="tensorflow"]').first.click()
@@ -164,7 +151,7 @@ def test_the_colab_button_opens_the_chosen_frameworks_notebook(page, site_url, b
 
 @pytest.mark.parametrize("code", EDITIONS)
 def test_framework_tabs_switch_every_group_and_are_remembered(
-    page, site_url, built_editions, screenshots, fresh_tabs, code
+    page, site_url, built_editions, screenshots, fresh_storage, code
 ):
     open_chapter(page, site_url, code, built_editions)
     groups = page.locator(".d2l-framework-tabs")
@@ -195,7 +182,7 @@ def test_framework_tabs_switch_every_group_and_are_remembered(
     assert_offline(page)
 
 
-def test_framework_tabs_work_with_the_keyboard(page, site_url, built_editions, fresh_tabs):
+def test_framework_tabs_work_with_the_keyboard(page, site_url, built_editions, fresh_storage):
     open_chapter(page, site_url, "en", built_editions)
     first = page.locator(".d2l-framework-tabs").first
     first.locator("input").first.focus()

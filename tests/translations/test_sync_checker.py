@@ -16,6 +16,7 @@ from booktools.translations.cells import Cell
 from booktools.translations.check import check, main
 from booktools.translations.compare import check_english_left, compare_markdown, compare_outputs
 from booktools.translations.prose import looks_english
+from booktools.translations.pycode import code_prose
 
 CHAPTER = "attention-scoring-functions.ipynb"
 
@@ -151,6 +152,12 @@ def test_an_english_comment_in_code(book: Path) -> None:
 
     where = edit_cell(book, "ko", "sdpa-heatmap", comment)
     assert_reported(book, where, "prose left in English (line 1)", "Draw the weights")
+
+
+@pytest.mark.parametrize("directive", ["type: ignore[attr-defined]", "noqa: E501", "fmt: skip", "pragma: no cover"])
+def test_a_comment_for_tools_is_not_prose(directive: str) -> None:
+    source = f"fig.extra = 1  # {directive}\nx = 2  # Draw the weights"
+    assert code_prose(source) == [(2, "Draw the weights")]
 
 
 def test_an_english_paragraph_in_a_markdown_page(book: Path) -> None:
