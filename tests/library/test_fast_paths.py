@@ -3,9 +3,10 @@
 * ``_masked_softmax(X, lens, overwrite=True)``, used by the attention layers on scores of
   their own, fills the padding in place (unseen by autograd) and, without gradients, writes
   the weights over ``X``; ``masked_softmax`` (``overwrite=False``) never writes to ``X``.
-* With 2**14 weights or more, the pass that zeroes the padding runs only when the weights
-  of the last key show that some row needs it (length 0, valid scores all -inf, NaN, +inf);
-  below that, it always runs. Both give exact zeros.
+* With 2**14 scores or more, the fill is a torch.where(out=) and the pass that zeroes the
+  padding runs only when the weights of the last key show that some row needs it (length 0,
+  valid scores all -inf, NaN, +inf); below that, the fill is a masked_fill_ and the zeroing
+  always runs. Both give exact zeros.
 * With and without gradients, the weights are identical, and the gradients are those of the
   plain formula (gradcheck), although the fill is not recorded by autograd.
 """
@@ -63,6 +64,17 @@ def test_overwriting_gives_the_weights_of_masked_softmax(dtype, shape, kind, wit
         assert (weights[_padding(shape, lens)] == 0).all()
     if dtype == torch.float64:
         torch.testing.assert_close(weights, reference_masked_softmax(X, lens), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("kind", ["1-D", "2-D"])
+def test_overwriting_strided_scores_gives_the_weights_of_masked_softmax(kind):
+    """The large fill writes its result into X itself (out=X): right for a transposed view too."""
+    scratch = _scores((LARGE[0], LARGE[2], LARGE[1])).transpose(1, 2)  # shape LARGE, not contiguous
+    lens = _lengths(LARGE, kind, with_zero=True)
+    expected = d2l.masked_softmax(scratch, lens)
+    weights = d2l._masked_softmax(scratch, lens, overwrite=True)
+    assert not scratch.is_contiguous() and weights.data_ptr() == scratch.data_ptr()
+    torch.testing.assert_close(weights, expected, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("shape", [SMALL, LARGE], ids=["small", "large"])
@@ -133,12 +145,12 @@ def test_huge_scores_underflow_to_exact_zeros_without_the_zeroing_pass(dtype, mo
     lens = _lengths(LARGE, "2-D", with_zero=False)
     calls = _record_masked_fill_(monkeypatch)
     weights = d2l._masked_softmax(X.clone(), lens, overwrite=True)
-    assert calls == ["fill"]  # no zeroing pass
+    assert calls == []  # no zeroing pass (the fill is a torch.where)
     assert (weights[_padding(LARGE, lens)] == 0).all() and torch.isfinite(weights).all()
 
 
 def _record_masked_fill_(monkeypatch):
-    """Record every Tensor.masked_fill_ call: "fill" (with the dtype's lowest value) or "zero"."""
+    """Record every Tensor.masked_fill_ call: "fill" (the dtype's lowest value) or "zero"."""
     calls = []
     original = torch.Tensor.masked_fill_
 
@@ -155,13 +167,12 @@ def test_the_zeroing_pass_runs_only_when_needed(kind, monkeypatch):
     calls = _record_masked_fill_(monkeypatch)
     with torch.no_grad():
         d2l._masked_softmax(_scores(LARGE), _lengths(LARGE, kind, with_zero=False), overwrite=True)
-        assert calls == ["fill"]  # no zeroing pass
-        calls.clear()
+        assert calls == []  # large: the fill is a torch.where, and no zeroing pass
         d2l._masked_softmax(_scores(LARGE), _lengths(LARGE, kind, with_zero=True), overwrite=True)
-        assert calls == ["fill", "zero"]  # a row of length 0 needs it
+        assert calls == ["zero"]  # a row of length 0 needs it
         calls.clear()
         d2l._masked_softmax(_scores(SMALL), _lengths(SMALL, kind, with_zero=False), overwrite=True)
-        assert calls == ["fill", "zero"]  # small: zeroed without looking
+        assert calls == ["fill", "zero"]  # small: the fewest operations, zeroed without looking
         calls.clear()
         d2l.masked_softmax(_scores(LARGE), _lengths(LARGE, kind, with_zero=False))
         assert calls == []  # masked_softmax fills a copy (torch.where) and needs no zeroing
@@ -247,17 +258,19 @@ def test_dot_product_does_not_mutate_inputs_with_or_without_gradients(size):
     assert all(torch.equal(a.detach(), b) for a, b in zip((*inputs, lens), before))
 
 
-def test_additive_attention_gradcheck_with_tanh_in_place():
+@pytest.mark.parametrize("num_queries", [3, 1], ids=["three-queries", "one-query"])
+def test_additive_attention_gradcheck_with_tanh_in_place(num_queries):
+    """With one query per example the sum is also added in place, into the projected keys."""
     queries, keys, values = (
-        torch.randn(2, n, m, dtype=torch.float64, requires_grad=True) for n, m in ((3, 4), (5, 3), (5, 2))
+        torch.randn(2, n, m, dtype=torch.float64, requires_grad=True) for n, m in ((num_queries, 4), (5, 3), (5, 2))
     )
     attention = d2l.AdditiveAttention(num_hiddens=4, dropout=0.0).double()
-    lens = torch.tensor([[0, 2, 5], [1, 3, 4]])
+    lens = torch.tensor([[0, 2, 5], [1, 3, 4]])[:, :num_queries]
     attention(queries, keys, values, lens)  # sizes the lazy layers
     assert torch.autograd.gradcheck(lambda q, k, v: attention(q, k, v, lens), (queries, keys, values))
 
 
-@pytest.mark.parametrize("size", [(2, 3, 6), (4, 64, 80)], ids=["small", "large"])
+@pytest.mark.parametrize("size", [(2, 3, 6), (4, 64, 80), (4, 1, 80)], ids=["small", "large", "one-query"])
 def test_additive_weights_are_the_same_with_and_without_gradients(size):
     queries, keys, values = _attention_inputs(*size)
     lens = _lengths(size, "1-D", with_zero=True)
