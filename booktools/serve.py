@@ -1,6 +1,6 @@
 """Serve the built book beside a local Jupyter server: a web server for ``_build/html`` and Jupyter (``make serve``).
 
-This is the kernel side of the book's planned "Live code" button (issue 10). Both
+This is the kernel side of the book's "Live code" button (``booktools.theme.live``). Both
 servers listen on 127.0.0.1 only. The Jupyter server (kernel ``d2l-book`` for
 every request, ``booktools.lab``) requires a token drawn afresh for each run,
 passed to it in its environment (not on its command line), and refuses requests
@@ -127,6 +127,11 @@ class SiteOnlyIdentityProvider(IdentityProvider):
         return True
 
 
+# The class the Jupyter server imports by name: this module's, also when it runs as
+# ``python -m booktools.serve`` (``make serve``), where its ``__name__`` is "__main__".
+IDENTITY_PROVIDER = "booktools.serve.SiteOnlyIdentityProvider"
+
+
 def jupyter_command(port: int, origin: str) -> list[str]:
     """Return the command line of the local Jupyter server (its token comes from the environment)."""
     return [
@@ -138,7 +143,7 @@ def jupyter_command(port: int, origin: str) -> list[str]:
         "--ServerApp.port_retries=0",
         "--ServerApp.open_browser=False",
         f"--ServerApp.allow_origin={origin}",
-        f"--ServerApp.identity_provider_class={__name__}.SiteOnlyIdentityProvider",
+        f"--ServerApp.identity_provider_class={IDENTITY_PROVIDER}",
         "--ServerApp.allow_remote_access=False",
         f"--ServerApp.root_dir={NOTEBOOKS if NOTEBOOKS.is_dir() else ROOT}",
         *server_options(),

@@ -9,6 +9,10 @@ module, also when a test fails, and no process of theirs is left.
 from __future__ import annotations
 
 import json
+import re
+import signal
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -18,7 +22,7 @@ import psutil
 import pytest
 import websocket
 
-from booktools import serve
+from booktools import build, serve
 from booktools.book import ROOT
 from booktools.serve import SERVER_INFO_PATH
 
@@ -85,3 +89,28 @@ def test_the_kernel_server_refuses_requests_without_the_token_or_from_another_or
     assert listening and set(listening) == {"127.0.0.1"}, listening
     assert live.token not in " ".join(server.cmdline())
     assert not any(live.token.encode() in path.read_bytes() for path in site.rglob("*.js*") if path.is_file())
+
+
+def test_make_serve_prints_the_address_serves_the_book_and_stops_everything_on_sigterm(site):
+    """``make serve`` itself (``python -m booktools.serve``): the module runs as ``__main__`` there."""
+    assert build.is_current(ROOT), "make serve would build the site first"
+    command = [sys.executable, "-m", "booktools.serve", "--port", "0"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    started: list[int] = []
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        found = re.match(r"Open (http://127\.0\.0\.1:\d+)/ ", first)
+        assert found, first + (process.stdout.read() if process.poll() is not None else "")
+        site_url = found.group(1)
+        started = serve.process_tree(process.pid)
+        assert request(f"{site_url}/en/index.html")[0] == 200
+        status, _, body = request(f"{site_url}{SERVER_INFO_PATH}", headers={"Sec-Fetch-Site": "same-origin"})
+        assert status == 200
+        assert request(f"{json.loads(body)['baseUrl']}api/status", headers={"Origin": site_url})[0] == 403
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=60)
+    assert process.returncode == 0 and output.rstrip().endswith("stopped"), output
+    left = [pid for pid in started if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
+    assert left == [], f"processes left behind by make serve: {left}"
