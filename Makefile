@@ -11,6 +11,11 @@ KERNEL := d2l-book
 # tests/book/axe/package-lock.json, installed with npm into the environment.
 AXE := $(VENV)/share/d2l-book/axe
 AXE_SCRIPT := $(AXE)/node_modules/axe-core/axe.min.js
+# Thebe for the book's Live code button (booktools/theme/live.py), pinned by
+# booktools/theme/thebe/package-lock.json, installed with npm into the environment;
+# the build copies its bundle into the site.
+THEBE := $(VENV)/share/d2l-book/thebe
+THEBE_SCRIPT := $(THEBE)/node_modules/thebe/lib/index.js
 # d2lbook 1.0.3 pins Sphinx 5.3, so it has an environment of its own for the slides
 # (booktools/slides.py), pinned by booktools/slides-requirements.txt; reveal.js, require.js
 # and jQuery for the decks, pinned by booktools/reveal/package-lock.json, are installed into it.
@@ -34,7 +39,14 @@ $(AXE_SCRIPT): tests/book/axe/package.json tests/book/axe/package-lock.json $(ST
 	npm ci --prefix $(AXE) --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $(AXE_SCRIPT)
 
-setup: $(STAMP) $(AXE_SCRIPT)
+$(THEBE_SCRIPT): booktools/theme/thebe/package.json booktools/theme/thebe/package-lock.json $(STAMP)
+	rm -rf $(THEBE)/node_modules  # npm ci over a large node_modules can race with its own removal
+	mkdir -p $(THEBE)
+	cp booktools/theme/thebe/package.json booktools/theme/thebe/package-lock.json $(THEBE)/
+	npm ci --prefix $(THEBE) --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $(THEBE_SCRIPT)
+
+setup: $(STAMP) $(AXE_SCRIPT) $(THEBE_SCRIPT)
 
 $(D2LBOOK_STAMP): booktools/slides-requirements.txt booktools/reveal/package-lock.json
 	$(PYTHON) -m venv $(D2LBOOK_VENV)
@@ -58,7 +70,7 @@ book: setup slides-setup
 lab: setup
 	$(PY) -m booktools.lab $(LAB_ARGS)
 
-## make serve: the built site and a local Jupyter server beside it (prints the URL)
+## make serve: the built site and a local Jupyter server for its Live code button (prints the URL)
 serve: setup
 	$(PY) -m booktools.serve $(SERVE_ARGS)
 

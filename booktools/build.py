@@ -77,6 +77,7 @@ TOOLS = (
     "booktools/frameworks.py",
     "booktools/derive.py",
     "booktools/theme",
+    "booktools/kernel.py",  # the kernel the Live code button asks for (booktools/theme/live.py)
     "booktools/api_docs.py",
     "d2l_lib",
     "booktools/slide_marks.py",

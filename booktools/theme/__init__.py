@@ -15,8 +15,8 @@ It then
   the English "Search this book...", and sphinx-book-theme's own catalog has no
   "Search" for Indonesian or Korean, so Sphinx's translation stands in;
 - serves MathJax from the site itself (``booktools.theme.mathjax``);
-- drops the Thebe loader, whose script points at a CDN and which the book
-  does not use (no Thebe launch button);
+- drops sphinx-thebe's Thebe loader, whose script points at a CDN: the
+  book's own Live code button loads Thebe from the site (``booktools.theme.live``);
 - registers a Korean search language (``booktools.theme.search``);
 - shows each group of framework cells as synchronised tabs, and points the Colab
   button at the chosen framework's notebook (``booktools.theme.tabs``);
@@ -37,6 +37,7 @@ from sphinx.locale import _ as sphinx_translation
 from sphinx.locale import get_translation
 
 from booktools.theme.a11y import setup_a11y
+from booktools.theme.live import setup_live
 from booktools.theme.mathjax import copy_mathjax
 from booktools.theme.search import SearchKorean
 from booktools.theme.tabs import setup_tabs
@@ -154,4 +155,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("build-finished", copy_mathjax)
     setup_tabs(app)
     setup_a11y(app)
+    setup_live(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
