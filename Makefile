@@ -110,8 +110,9 @@ lint: setup
 	$(PY) -m mypy --strict booktools
 	$(PY) -m mypy d2l_lib
 
+# --durations lists the slowest tests, so that where CI's time goes shows in its log.
 pytest: setup
-	$(PY) -m pytest --nbval --nbval-kernel-name $(KERNEL)
+	$(PY) -m pytest --nbval --nbval-kernel-name $(KERNEL) --durations=15
 
 clean:
 	rm -rf _build .pytest_cache .ruff_cache

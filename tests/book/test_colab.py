@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import venv
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -140,9 +141,8 @@ def installed(python: Path) -> set[str]:
     return {normalized(package["name"]) for package in json.loads(listed.stdout)}
 
 
-def colab_python(framework: Framework) -> Path:
-    """The Python of the simulated Colab of ``framework``, made if missing or made from other pins,
-    with ``d2l_lib`` uninstalled."""
+def make_colab_venv(framework: Framework) -> Path:
+    """The Python of the simulated Colab of ``framework``, made if missing or made from other pins."""
     folder = colab_venv(framework)
     python = folder / "bin" / "python"
     packages = pinned(framework)
@@ -152,6 +152,20 @@ def colab_python(framework: Framework) -> Path:
         venv.EnvBuilder(with_pip=True, clear=True).create(folder)
         subprocess.run([str(python), "-m", "pip", "install", "--quiet", *packages], check=True)
         stamp.write_text(json.dumps(packages))
+    return python
+
+
+@pytest.fixture(scope="module")
+def colab_venvs() -> None:
+    """Make the three environments at once: unpacking the frameworks is most of the time, and
+    three pip processes share the machine's cores better than one after another."""
+    with ThreadPoolExecutor(max_workers=len(FRAMEWORKS)) as pool:
+        list(pool.map(make_colab_venv, FRAMEWORKS))
+
+
+def colab_python(framework: Framework) -> Path:
+    """The Python of the simulated Colab of ``framework`` (made if needed), with ``d2l_lib`` uninstalled."""
+    python = make_colab_venv(framework)
     subprocess.run(
         [str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "d2l_lib"], check=False, capture_output=True
     )
@@ -206,6 +220,7 @@ def probe(python: Path, code: str, folder: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
+@pytest.mark.usefixtures("colab_venvs")
 def test_the_chapter_alone_runs_in_a_colab_like_environment(tmp_path: Path, framework: Framework):
     chapter = chapter_notebook(framework)
     assert chapter.exists(), f"{chapter.relative_to(ROOT)} is missing; run `make notebooks`"
@@ -264,6 +279,7 @@ def test_the_chapter_alone_runs_in_a_colab_like_environment(tmp_path: Path, fram
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
+@pytest.mark.usefixtures("colab_venvs")
 def test_the_simulated_colab_holds_only_its_packages(framework: Framework):
     python = colab_python(framework)
     names = installed(python)
