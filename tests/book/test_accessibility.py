@@ -463,6 +463,19 @@ def test_solutions_and_collapsed_cells_open_with_the_keyboard(page, site_url):
     assert_offline(page)
 
 
+def test_the_slide_links_are_reached_with_tab_and_open_the_deck_with_enter(page, site_url):
+    open_page(page, chapter_url(site_url, "en"))
+    start_before_section_of(page, ".d2l-slides-link a")
+    tab_to(page, ".d2l-slides-link a")
+    assert_focus_ring(page, "a link to the slides")
+    deck = page.evaluate("() => document.activeElement.href")
+    assert deck.endswith(f"/en/slides/{CHAPTER}-pytorch.html"), deck
+    page.keyboard.press("Enter")
+    page.wait_for_url(deck)
+    page.locator(".reveal .slides section").first.wait_for(state="attached", timeout=TIMEOUT_MS)
+    assert_offline(page)
+
+
 # The article header's controls: buttons, links and menu toggles (Colab and other launch
 # links sit in the launch menu, which test_the_colab_link_* opens).
 HEADER_CONTROLS = ".article-header-buttons :is(a, button):not(.dropdown-menu *), .d2l-live-button"
