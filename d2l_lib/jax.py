@@ -94,13 +94,15 @@ def _heatmap_grid(matrices) -> np.ndarray:
     return grid.reshape((1,) * (4 - grid.ndim) + grid.shape)
 
 
+# ---- from chapters/en/preliminaries.ipynb, cell show-heatmaps-all
+# ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
 def show_heatmaps(matrices, xlabel: str, ylabel: str, titles=None,
                   figsize=(2.5, 2.5), cmap: str = 'Reds') -> plt.Figure:
     """Draw a grid of heatmaps, one per (queries, keys) matrix, and return the figure.
 
     Args:
-        matrices: an array of shape (grid rows, grid columns, queries, keys);
-            (panels, queries, keys) and (queries, keys) are drawn as one row.
+        matrices: a tensor or array of shape (grid rows, grid columns, queries,
+            keys); (panels, queries, keys) and (queries, keys) are drawn as one row.
         xlabel: label under the bottom row of panels.
         ylabel: label left of the first column of panels.
         titles: optional titles, one per column of panels.
@@ -112,7 +114,7 @@ def show_heatmaps(matrices, xlabel: str, ylabel: str, titles=None,
     if titles is not None and len(titles) != num_cols:
         raise ValueError(f'titles must have one entry per column of panels ({num_cols}), got {len(titles)}')
     fig, axes = plt.subplots(num_rows, num_cols, figsize=figsize, sharex=True, sharey=True, squeeze=False)
-    vmin, vmax = grid.min(), grid.max()  # one color scale for all panels, matching the one colorbar
+    vmin, vmax = grid.min(), grid.max()  # one color scale for every panel, as the single colorbar shows
     for i in range(num_rows):
         for j in range(num_cols):
             image = axes[i, j].imshow(grid[i, j], cmap=cmap, vmin=vmin, vmax=vmax)

@@ -69,6 +69,8 @@ def _heatmap_grid(matrices) -> np.ndarray:
     return grid.reshape((1,) * (4 - grid.ndim) + grid.shape)
 
 
+# ---- from chapters/en/preliminaries.ipynb, cell show-heatmaps-all
+# ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
 def show_heatmaps(matrices, xlabel: str, ylabel: str, titles=None,
                   figsize=(2.5, 2.5), cmap: str = 'Reds') -> plt.Figure:
     """Draw a grid of heatmaps, one per (queries, keys) matrix, and return the figure.
