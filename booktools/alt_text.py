@@ -16,7 +16,7 @@ translated like the rest of the edition, and sets it as the image's alt text
 (myst-nb's cell metadata ``mystnb: {image: {alt: ...}}``). The English result::
 
     Heatmap of attention weights, 2 queries (rows) over 10 keys (columns):
-    query 1 attends to keys 1 to 2; query 2 attends to keys 1 to 6.
+    query 1 attends to keys 1 and 2; query 2 attends to keys 1 to 6.
 
 Runs of queries that attend to the same keys are said once ("queries 1 to 3
 attend to every key"), and a grid whose panels all look alike is described once.
@@ -90,8 +90,9 @@ class HeatmapText:
     query: str = _placeholders("query", "keys")
     queries: str = _placeholders("first", "last", "keys")
     every_query: str = _placeholders("keys")
-    # Which keys: one, a range, all of them, none.
+    # Which keys: one, two neighbours, a longer range, all of them, none.
     key: str = _placeholders("key")
+    two_keys: str = _placeholders("first", "last")
     keys: str = _placeholders("first", "last")
     every_key: str = _placeholders()
     no_key: str = _placeholders()
@@ -188,7 +189,9 @@ def _keys_phrase(ranges: KeyRanges, keys: int, text: HeatmapText) -> str:
     if ranges == ((1, keys),):
         return text.every_key
     phrases = [
-        text.key.format(key=first) if first == last else text.keys.format(first=first, last=last)
+        text.key.format(key=first)
+        if first == last
+        else (text.two_keys if last == first + 1 else text.keys).format(first=first, last=last)
         for first, last in ranges
     ]
     return text.key_separator.join(phrases)

@@ -73,7 +73,7 @@ def english() -> HeatmapText:
 
 # --- reading an English sentence back into the keys of each query ------------------------------
 
-KEY_PHRASE = re.compile(r"^(?:key (\d+)|keys (\d+) to (\d+))$")
+KEY_PHRASE = re.compile(r"^(?:key (\d+)|keys (\d+) (?:to|and) (\d+))$")
 QUERY_PHRASE = re.compile(r"^(?:query (\d+) attends|queries (\d+) to (\d+) attend|every query attends) to (.+)$")
 
 
@@ -92,7 +92,7 @@ def read_keys(phrase: str, keys: int) -> set[int]:
 
 
 def read_panel(body: str, queries: int, keys: int) -> list[set[int]]:
-    """The keys of each query, from a panel's sentence ("query 1 attends to keys 1 to 2; ...")."""
+    """The keys of each query, from a panel's sentence ("query 1 attends to keys 1 and 2; ...")."""
     attended: list[set[int] | None] = [None] * queries
     for clause in body.split("; "):
         match = QUERY_PHRASE.match(clause)
@@ -164,7 +164,7 @@ def masked_softmax_weights() -> np.ndarray:
 def test_the_chapters_example_reads_as_the_issue_asks():
     assert english_alt_text(masked_softmax_weights()) == (
         "Heatmap of attention weights, 2 queries (rows) over 10 keys (columns): "
-        "query 1 attends to keys 1 to 2; query 2 attends to keys 1 to 6."
+        "query 1 attends to keys 1 and 2; query 2 attends to keys 1 to 6."
     )
 
 
@@ -176,6 +176,14 @@ def test_runs_of_alike_queries_and_alike_panels_are_said_once():
     )
     identity = np.eye(10).reshape(1, 1, 10, 10)
     assert english_alt_text(identity).count("attends to key ") == 10
+
+
+def test_two_neighbouring_keys_are_said_as_a_pair_and_longer_runs_as_a_range():
+    causal = np.tril(np.ones((4, 4))).reshape(1, 1, 4, 4)
+    assert english_alt_text(causal).endswith(
+        "query 1 attends to key 1; query 2 attends to keys 1 and 2; "
+        "query 3 attends to keys 1 to 3; query 4 attends to every key."
+    )
 
 
 @pytest.mark.parametrize(
