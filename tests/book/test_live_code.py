@@ -80,15 +80,26 @@ def test_the_kernel_server_refuses_requests_without_the_token_or_from_another_or
 
     # Localhost only, and the token in no file of the site and not on a command line.
     server = psutil.Process(live.process.pid)
-    listening = [
-        c.laddr.ip
-        for p in (server, *server.children(recursive=True))
-        for c in p.net_connections("inet")
-        if c.status == psutil.CONN_LISTEN
-    ]
+    listening = listening_addresses(server)
     assert listening and set(listening) == {"127.0.0.1"}, listening
     assert live.token not in " ".join(server.cmdline())
     assert not any(live.token.encode() in path.read_bytes() for path in site.rglob("*.js*") if path.is_file())
+
+
+def listening_addresses(server: psutil.Process) -> list[str]:
+    """The addresses ``server`` and its children listen on.
+
+    A child may end while they are listed (the server runs short-lived helpers); one that
+    has ended listens on nothing. The server itself must still be running.
+    """
+    addresses = [c.laddr.ip for c in server.net_connections("inet") if c.status == psutil.CONN_LISTEN]
+    for child in server.children(recursive=True):
+        try:
+            connections = child.net_connections("inet")
+        except psutil.NoSuchProcess:
+            continue
+        addresses += [c.laddr.ip for c in connections if c.status == psutil.CONN_LISTEN]
+    return addresses
 
 
 def test_make_serve_prints_the_address_serves_the_book_and_stops_everything_on_sigterm(site):
