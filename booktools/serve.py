@@ -44,10 +44,10 @@ from jupyter_server.auth.identity import IdentityProvider
 from booktools import build
 from booktools.book import ROOT
 from booktools.lab import NOTEBOOKS, server_options
+from booktools.theme.live import SERVER_INFO_PATH  # the page asks there (live-code.js)
 
 HOST = "127.0.0.1"
 # The path at which the web server answers the Jupyter server's address and token.
-SERVER_INFO_PATH = "/_live/server.json"
 START_TIMEOUT_S = 90.0
 STOP_TIMEOUT_S = 20.0
 

@@ -19,10 +19,11 @@ from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import psutil
 import pytest
 import yaml
 
-from booktools import build, edition_settings
+from booktools import build, edition_settings, serve
 from booktools.book import ROOT
 
 # Debian's chromium package; BOOK_CHROMIUM names another Chromium build.
@@ -123,17 +124,14 @@ def browser() -> Iterator[object]:
             shutil.rmtree(profile, ignore_errors=True)
 
 
-@pytest.fixture
-def page(browser, site_url: str) -> Iterator[object]:
-    """A browser tab in which every request that leaves the local site is blocked and recorded.
-
-    ``page.external_requests`` lists them: the book must read without a network.
-    """
+def guarded_tab(browser, allowed: tuple[str, ...]):
+    """A new browser tab in which every request that goes to none of the ``allowed`` URL prefixes is
+    blocked and recorded in ``tab.external_requests``; page errors are kept in ``tab.errors``."""
     tab = browser.new_page()
     external: list[str] = []
 
     def block_outside(route) -> None:
-        if route.request.url.startswith(site_url):
+        if route.request.url.startswith(allowed):
             route.continue_()
         else:
             external.append(route.request.url)
@@ -143,10 +141,40 @@ def page(browser, site_url: str) -> Iterator[object]:
     tab.external_requests = external
     tab.errors = []
     tab.on("pageerror", lambda error: tab.errors.append(str(error)))
+    return tab
+
+
+@pytest.fixture
+def new_guarded_tab(browser):
+    """``guarded_tab`` for this session's browser: call it with the allowed URL prefixes."""
+    return functools.partial(guarded_tab, browser)
+
+
+@pytest.fixture
+def page(browser, site_url: str) -> Iterator[object]:
+    """A browser tab in which every request that leaves the local site is blocked and recorded.
+
+    ``page.external_requests`` lists them: the book must read without a network.
+    """
+    tab = guarded_tab(browser, (site_url,))
     try:
         yield tab
     finally:
         tab.close()
+
+
+@pytest.fixture(scope="module")
+def live(site: Path, request: pytest.FixtureRequest) -> Iterator[serve.Servers]:
+    """``make serve``'s servers, one pair per test module; afterwards, every process they started is gone."""
+    started: set[int] = set()
+    log = ROOT / "_build" / f"{request.module.__name__.rsplit('.', 1)[-1]}-jupyter.log"
+    with serve.serving(site, log=log) as servers:
+        try:
+            yield servers
+        finally:
+            started.update(serve.process_tree(servers.process.pid))
+    left = [pid for pid in started if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
+    assert left == [], f"processes left behind by the servers: {left}"
 
 
 @pytest.fixture

@@ -15,8 +15,6 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 
 import psutil
 import pytest
@@ -28,19 +26,6 @@ from booktools.serve import SERVER_INFO_PATH
 
 OTHER_ORIGIN = "http://example.com"
 REFUSED = {403, 404}
-
-
-@pytest.fixture(scope="module")
-def live(site: Path) -> Iterator[serve.Servers]:
-    """``make serve``'s servers; afterwards, every process they started is gone."""
-    started: set[int] = set()
-    with serve.serving(site, log=ROOT / "_build" / "test-live-jupyter.log") as servers:
-        try:
-            yield servers
-        finally:
-            started.update(serve.process_tree(servers.process.pid))
-    left = [pid for pid in started if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
-    assert left == [], f"processes left behind by the servers: {left}"
 
 
 def request(url: str, method: str = "GET", headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:

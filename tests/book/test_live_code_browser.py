@@ -19,9 +19,7 @@ import re
 import urllib.request
 from collections.abc import Iterator
 from itertools import cycle
-from pathlib import Path
 
-import psutil
 import pytest
 import yaml
 
@@ -90,19 +88,6 @@ def test_every_edition_serves_thebe_and_the_button_settings_in_its_language(site
     assert remote == []
 
 
-@pytest.fixture(scope="module")
-def live(site: Path) -> Iterator[serve.Servers]:
-    """``make serve``'s servers; afterwards, every process they started is gone."""
-    started: set[int] = set()
-    with serve.serving(site, log=ROOT / "_build" / "test-live-browser-jupyter.log") as servers:
-        try:
-            yield servers
-        finally:
-            started.update(serve.process_tree(servers.process.pid))
-    left = [pid for pid in started if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
-    assert left == [], f"processes left behind by the servers: {left}"
-
-
 def shut_down_kernels(servers: serve.Servers) -> None:
     """Stop the kernels a page started, so that each edition's test has the machine to itself."""
     headers = {"Authorization": f"token {servers.token}"}
@@ -115,22 +100,9 @@ def shut_down_kernels(servers: serve.Servers) -> None:
 
 
 @pytest.fixture
-def live_page(browser, live: serve.Servers) -> Iterator[object]:
+def live_page(new_guarded_tab, live: serve.Servers) -> Iterator[object]:
     """A tab that may reach the two local servers only; requests elsewhere are blocked and recorded."""
-    tab = browser.new_page()
-    external: list[str] = []
-
-    def local_only(route) -> None:
-        if route.request.url.startswith((live.site_url, live.jupyter_url)):
-            route.continue_()
-        else:
-            external.append(route.request.url)
-            route.abort()
-
-    tab.route("**/*", local_only)
-    tab.external_requests = external
-    tab.errors = []
-    tab.on("pageerror", lambda error: tab.errors.append(str(error)))
+    tab = new_guarded_tab((live.site_url, live.jupyter_url))
     try:
         yield tab
     finally:
