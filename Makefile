@@ -23,7 +23,7 @@ D2LBOOK_VENV := .venv-d2lbook
 D2LBOOK_STAMP := $(D2LBOOK_VENV)/.installed
 REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 
-.PHONY: setup slides-setup slides book lab serve test lib check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
+.PHONY: setup slides-setup slides book lab serve test test-versions lib check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
 
 $(STAMP): requirements.txt pyproject.toml booktools/kernel.py
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,13 @@ serve: setup
 
 ## make test: every check CI runs
 test: setup slides-setup check-lib check-notebooks check-translations lint pytest
+
+## make test-versions: the library's tests on the lowest and newest release of each framework pyproject.toml allows (not part of make test)
+# One environment per framework and series under _build/versions/, made once and reused while
+# what it was made from is unchanged (booktools/version_matrix.py); prints a table at the end.
+# It needs .venv only (booktools), not the npm packages of setup.
+test-versions: $(STAMP)
+	$(PY) -m booktools.version_matrix $(VERSIONS_ARGS)
 
 ## make lib: regenerate d2l_lib/{torch,jax,tensorflow}.py from the notebooks' #@save cells
 lib: setup

@@ -15,7 +15,10 @@ Each module is one job, run as ``python -m booktools.<module>`` by the Makefile:
   page, language and framework under ``notebooks/``.
 - ``kernel``: the ``d2l-book`` Jupyter kernel every notebook run uses.
 - ``execute``: ``make outputs``, headless re-execution that stores the outputs.
-- ``nbval_figures``: a pytest plugin that makes nbval compare figures too.
+- ``nbval_outputs``: a pytest plugin that makes nbval compare figures, and numbers within a
+  unit of their last digit (``nbval_numbers``: the rules for numbers).
+- ``version_matrix``: ``make test-versions``, the library's tests on the lowest and newest
+  release of each framework that ``pyproject.toml`` allows.
 - ``translations``: ``make check-translations``, the editions against English (a package:
   glossary, MyST parsing, English prose, code, cell pairing, comparison, the command).
 - ``book_pages``: the renderable copy of an edition, framework cells marked for tabs.

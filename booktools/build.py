@@ -18,7 +18,16 @@ Each edition is built from a renderable copy of ``chapters/<code>/``
 (``booktools.book_pages``: framework cells marked for the tabs) by ``jupyter-book build`` with warnings as errors,
 nitpicky references and ``--keep-going`` (a broken reference, a duplicate label
 or a missing citation fails the build), from scratch, without executing the
-notebooks: their stored outputs are rendered as they are. The editions are
+notebooks: their stored outputs are rendered as they are.
+
+A build's problems are what Sphinx and Jupyter Book report, never a line that
+something else prints: the derived configuration is first validated against
+Jupyter Book's own schema, and an edition fails when ``jupyter-book build`` exits
+non-zero or Sphinx reported a warning, read from the warning file that
+``booktools.theme.warning_file`` writes (``_build/editions/<code>/warnings.txt``).
+Libraries imported during the build (TensorFlow for the API page) print notes
+such as ``WARNING: All log messages before absl::InitializeLog()...`` on some
+CPUs; they stay in the log and fail nothing. The editions are
 copied to ``_build/html/<code>/`` next to a landing page,
 ``_build/html/index.html``, that links them, and each edition's lecture slides
 are built into ``_build/html/<code>/slides/`` (``booktools.slides``).
@@ -59,6 +68,7 @@ from booktools.edition_settings import (
     load_yaml,
 )
 from booktools.frameworks import TabError
+from booktools.theme.warning_file import CONFIG_VALUE as WARNING_FILE_SETTING
 
 BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
 LANDING_TEMPLATE = Path(__file__).resolve().parent / "theme" / "landing.html"
@@ -88,11 +98,10 @@ TOOLS = (
     "booktools/slides-requirements.txt",
 )
 INPUTS = (*SETTINGS, *SHARED_FOLDERS, book_config.CHAPTERS_DIR, *TOOLS)
-# Sphinx's warnings and errors, Jupyter Book's configuration warnings, tracebacks.
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
-PROBLEM_LINE = re.compile(
-    r"\b(WARNING|ERROR|CRITICAL|SEVERE):|Validation errors|^Traceback|build finished with problems"
-)
+WARNING_FILE = "warnings.txt"
+# When jupyter-book fails without a warning (a crash), this many lines of the end of its log say why.
+LOG_TAIL_LINES = 25
 
 
 @dataclass(frozen=True)
@@ -124,6 +133,21 @@ def jupyter_book_command() -> str:
     return found
 
 
+def invalid_config(derived: dict[str, Any]) -> str:
+    """Return Jupyter Book's schema errors in an edition's configuration ("" when it is valid).
+
+    ``jupyter-book build`` only prints them as a warning box and builds on; here they fail the edition.
+    """
+    import jsonschema
+    from jupyter_book.config import validate_yaml
+
+    try:
+        validate_yaml(derived, raise_on_errors=True)
+    except jsonschema.ValidationError as error:
+        return f"_config.yml does not follow Jupyter Book's schema:\n{error.message}"
+    return ""
+
+
 def build_edition(
     edition: Edition, config: dict[str, Any], toc: dict[str, Any], built: list[Edition], root: Path = ROOT
 ) -> EditionResult:
@@ -132,11 +156,15 @@ def build_edition(
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     config_file, toc_file, log = work / "_config.yml", work / "_toc.yml", work / "build.log"
+    warnings = work / WARNING_FILE
+    derived = edition_config(config, edition, built, root)
+    derived.setdefault("sphinx", {}).setdefault("config", {})[WARNING_FILE_SETTING] = str(warnings)
+    invalid = invalid_config(derived)
+    if invalid:
+        log.write_text(f"ERROR: {invalid}\n", encoding="utf-8")
+        return EditionResult(edition, 1, log, [f"ERROR: {invalid}"])
     header = "# Derived by booktools.build from the top-level file; do not edit.\n"
-    config_file.write_text(
-        header + yaml.safe_dump(edition_config(config, edition, built, root), allow_unicode=True, sort_keys=False),
-        encoding="utf-8",
-    )
+    config_file.write_text(header + yaml.safe_dump(derived, allow_unicode=True, sort_keys=False), encoding="utf-8")
     # The API appendix (booktools.api_docs) is generated into each edition's copy, after the pages.
     toc_file.write_text(header + yaml.safe_dump(with_api_page(edition_toc(toc)), sort_keys=False), encoding="utf-8")
     try:
@@ -158,9 +186,17 @@ def build_edition(
     ]
     with log.open("w", encoding="utf-8") as output:
         process = subprocess.run(command, cwd=root, stdout=output, stderr=subprocess.STDOUT, check=False)
-    text = ANSI_ESCAPE.sub("", log.read_text(encoding="utf-8", errors="replace"))
-    problems = [line for line in text.splitlines() if PROBLEM_LINE.search(line)]
-    return EditionResult(edition, process.returncode, log, problems)
+    return EditionResult(edition, process.returncode, log, build_problems(process.returncode, warnings, log))
+
+
+def build_problems(returncode: int, warnings: Path, log: Path) -> list[str]:
+    """Return what Sphinx reported in ``warnings``; for a failed build without one, the end of ``log``."""
+    reported = warnings.read_text(encoding="utf-8").splitlines() if warnings.exists() else []
+    problems = [line for line in reported if line.strip()]
+    if returncode != 0 and not problems:
+        tail = ANSI_ESCAPE.sub("", log.read_text(encoding="utf-8", errors="replace")).splitlines()[-LOG_TAIL_LINES:]
+        problems = [f"jupyter-book build exited with {returncode} and reported no warning; the end of its log:", *tail]
+    return problems
 
 
 def write_landing(

@@ -5,6 +5,14 @@ running environment (``.venv/share/jupyter/kernels/``). Its environment is fixed
 here, whatever the caller's: hash seed 0, and Matplotlib's inline backend, so that
 figures are displayed even when the caller exports ``MPLBACKEND=Agg`` (a common
 CI setting that would otherwise reach the kernel and hide every heatmap).
+
+It also leaves out of every output what compiled libraries write straight to the
+process's file descriptors (``capture_fd_output=False``): TensorFlow's C++ start-up
+notes (``WARNING: All log messages before absl::InitializeLog() ...``, ``oneDNN
+custom operations are on``, with a time stamp and a thread id) are printed on some
+CPUs and not others, and ``TF_CPP_MIN_LOG_LEVEL`` no longer silences them. Python's
+own ``print`` and warnings go through ``sys.stdout`` and ``sys.stderr``, which the
+kernel captures as always.
 """
 
 from __future__ import annotations
@@ -22,11 +30,14 @@ ENV = {
     "TF_CPP_MIN_LOG_LEVEL": "2",  # TensorFlow's C++ start-up notes are not part of any output
 }
 
+# Only what Python writes to sys.stdout / sys.stderr is output; see the module's docstring.
+KERNEL_OPTIONS = ("--IPKernelApp.capture_fd_output=False",)
+
 
 def spec(python: str = sys.executable) -> dict[str, Any]:
     """Return the kernel spec (``kernel.json``) for the Python at ``python``."""
     return {
-        "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "argv": [python, "-m", "ipykernel_launcher", *KERNEL_OPTIONS, "-f", "{connection_file}"],
         "display_name": DISPLAY_NAME,
         "language": "python",
         "env": dict(ENV),

@@ -20,6 +20,8 @@ It then
 - registers a Korean search language (``booktools.theme.search``);
 - shows each group of framework cells as synchronised tabs, and points the Colab
   button at the chosen framework's notebook (``booktools.theme.tabs``);
+- writes the build's warnings, and only those, to ``book_warning_file``
+  (``booktools.theme.warning_file``), which ``booktools.build`` reads;
 - fixes what axe-core finds in the pages (``booktools.theme.a11y``), among them
   two components of pydata-sphinx-theme overridden in ``templates/``
   (``search-button-field.html``, ``theme-switcher.html``; each says why).
@@ -41,6 +43,7 @@ from booktools.theme.live import setup_live
 from booktools.theme.mathjax import copy_mathjax
 from booktools.theme.search import SearchKorean
 from booktools.theme.tabs import setup_tabs
+from booktools.theme.warning_file import setup_warning_file
 
 HERE = Path(__file__).resolve().parent
 SWITCHER_TEMPLATE = "edition-switcher.html"
@@ -142,6 +145,7 @@ def update_page_context(app: Sphinx, pagename: str, templatename: str, context: 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the configuration values, events and the Korean search language."""
+    setup_warning_file(app)
     app.add_config_value("book_edition", "", "html", types=[str])
     app.add_config_value("book_editions", [], "html", types=[list])
     app.add_search_language(SearchKorean)

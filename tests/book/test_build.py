@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -258,10 +259,10 @@ def test_the_scratch_book_holds_everything_a_build_reads(scratch_book):
 # Framework tabs, on a synthetic page -------------------------------------------------
 
 
-def build_book(book: Path) -> subprocess.CompletedProcess:
-    """``make book`` in ``book``."""
+def build_book(book: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``make book`` in ``book`` (in the environment ``env``, this process's by default)."""
     return subprocess.run(
-        [sys.executable, "-m", "booktools.build"], cwd=book, check=False, capture_output=True, text=True
+        [sys.executable, "-m", "booktools.build"], cwd=book, check=False, capture_output=True, text=True, env=env
     )
 
 
@@ -334,3 +335,65 @@ def test_a_malformed_tab_group_fails_the_build_naming_notebook_and_cell(syntheti
         report,
     ), report
     assert not (synthetic_book / "_build" / "html" / "index.html").exists()
+
+
+# Only the build's own problems fail it ------------------------------------------------
+
+# What TensorFlow prints on CPUs with AVX-512 VNNI/BF16 or AMX when the API page imports it,
+# and worse: every Python process of the build prints these at start-up.
+NOISE = (
+    "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR",
+    "ERROR: a line some dependency printed",
+)
+
+
+def noisy_environment(folder: Path) -> dict[str, str]:
+    """The environment of a build in which every Python process prints ``NOISE`` to stderr at start-up."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = "".join(f"sys.stderr.write({line!r} + '\\n')\n" for line in NOISE)
+    (folder / "sitecustomize.py").write_text(f"import sys\n\n{lines}", encoding="utf-8")
+    path = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH", "")]))
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def test_lines_that_a_dependency_prints_fail_nothing(synthetic_book: Path, tmp_path: Path):
+    shutil.rmtree(synthetic_book / "chapters" / "id")
+    result = build_book(synthetic_book, env=noisy_environment(tmp_path / "noise"))
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report
+    assert "en: built, 0 warnings" in report, report
+    log = (synthetic_book / "_build" / "editions" / "en" / "build.log").read_text(encoding="utf-8")
+    assert all(line in log for line in NOISE), "the noise did not reach the build, so this test proves nothing"
+    assert (synthetic_book / "_build" / "editions" / "en" / build.WARNING_FILE).read_text(encoding="utf-8") == ""
+
+
+def test_sphinx_warnings_still_fail_a_noisy_build_naming_the_page(synthetic_book: Path, tmp_path: Path):
+    shutil.rmtree(synthetic_book / "chapters" / "id")
+    _append_markdown(
+        synthetic_book / "chapters" / "en" / "tabs.ipynb",
+        "See {ref}`sec_no-such-label`.\n\n```{no-such-directive}\nbody\n```",
+    )
+    result = build_book(synthetic_book, env=noisy_environment(tmp_path / "noise"))
+    report = result.stdout + result.stderr
+    assert result.returncode == 1, report
+    failed = result.stdout[result.stdout.index("en: FAILED") :]  # its stderr has the process's own noise
+    assert re.search(r"tabs\.ipynb.*WARNING: .*sec_no-such-label", failed), report
+    assert re.search(r"tabs\.ipynb.*WARNING: .*no-such-directive", failed), report
+    assert not any(line in failed for line in NOISE), "only Sphinx's own warnings are listed"
+    assert not (synthetic_book / "_build" / "html" / "index.html").exists()
+
+
+def test_a_crash_without_a_warning_fails_with_the_end_of_the_log(tmp_path: Path):
+    warnings, log = tmp_path / build.WARNING_FILE, tmp_path / "build.log"
+    log.write_text("".join(f"line {n}\n" for n in range(100)) + "Traceback (most recent call last):\nBoom\n")
+    problems = build.build_problems(1, warnings, log)
+    assert problems[0].startswith("jupyter-book build exited with 1")
+    assert problems[-1] == "Boom" and len(problems) == build.LOG_TAIL_LINES + 1
+    assert build.build_problems(0, warnings, log) == []
+    warnings.write_text("page.md:3: WARNING: undefined label\n\n")
+    assert build.build_problems(1, warnings, log) == ["page.md:3: WARNING: undefined label"]
+
+
+def test_a_configuration_outside_jupyter_books_schema_is_refused(book_config):
+    assert build.invalid_config(book_config) == ""
+    assert "Jupyter Book's schema" in build.invalid_config({**book_config, "exclude_patterns": "not a list"})

@@ -2,18 +2,24 @@
 
 Figures are drawn with the non-interactive Agg backend and closed after every
 test; ``reference_masked_softmax`` is a deliberately naive, loop-by-loop masked
-softmax in float64 that the library is compared against.
+softmax in float64 that the library is compared against. The figure fixture also serves
+the JAX and TensorFlow tests in the folders below, so this file imports torch only inside the
+torch helpers: ``make test-versions`` runs those tests where torch is not installed.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import matplotlib
 
 matplotlib.use("Agg", force=True)
 
 import pytest  # noqa: E402
-import torch  # noqa: E402
 from matplotlib import pyplot as plt  # noqa: E402
+
+if TYPE_CHECKING:
+    import torch
 
 
 @pytest.fixture(autouse=True)
@@ -26,6 +32,8 @@ def _close_figures():
 def _reference_masked_softmax(X: torch.Tensor, valid_lens) -> torch.Tensor:
     """Masked softmax by hand, in float64: softmax over the first ``l`` scores of each row,
     zeros after them, and an all-zero row when ``l`` is 0. ``valid_lens`` is None, 1-D or 2-D."""
+    import torch
+
     X = X.detach().to(torch.float64)
     batch_size, num_queries, num_keys = X.shape
     out = torch.zeros_like(X)
@@ -52,6 +60,8 @@ def reference_masked_softmax():
 
 def _padding_mask(shape, valid_lens) -> torch.Tensor:
     """Boolean mask of ``shape`` (batch, queries, keys): True past each valid length."""
+    import torch
+
     batch_size, num_queries, num_keys = shape
     lens = torch.as_tensor(valid_lens).reshape(batch_size, -1, 1)
     return torch.arange(num_keys) >= lens.expand(batch_size, num_queries, 1)

@@ -12,11 +12,18 @@ from jupyter_client.kernelspec import KernelSpecManager
 from booktools import kernel
 
 
-def test_the_spec_fixes_the_hash_seed_and_the_inline_figure_backend():
+def test_the_spec_fixes_the_hash_seed_and_the_inline_figure_backend_and_leaves_out_c_level_output():
     spec = kernel.spec("/some/python")
     assert spec["env"]["PYTHONHASHSEED"] == "0"
     assert spec["env"]["MPLBACKEND"] == "module://matplotlib_inline.backend_inline"
-    assert spec["argv"] == ["/some/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    assert spec["argv"] == [
+        "/some/python",
+        "-m",
+        "ipykernel_launcher",
+        "--IPKernelApp.capture_fd_output=False",
+        "-f",
+        "{connection_file}",
+    ]
     assert spec["language"] == "python"
 
 

@@ -113,7 +113,7 @@ def test_nbval_runs_strict_on_the_derived_notebooks_in_the_book_kernel():
     makefile = (ROOT / "Makefile").read_text()
     for text in (config["addopts"], makefile):
         assert "--nbval-lax" not in text and "--nbval-sanitize-with" not in text
-    assert "booktools.nbval_figures" in config["addopts"]
+    assert "booktools.nbval_outputs" in config["addopts"]
     assert "notebooks" in config["testpaths"] and "chapters" not in config["testpaths"]
     assert re.search(r"^KERNEL := (\S+)$", makefile, re.MULTILINE).group(1) == KERNEL_NAME
     pytest_recipe = makefile.split("\npytest:", 1)[1].split("\n\n", 1)[0]

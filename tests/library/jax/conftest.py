@@ -2,8 +2,8 @@
 
 ``reference_masked_softmax`` is a deliberately naive, loop-by-loop masked softmax in
 NumPy float64 that the library is compared against; ``padding_mask`` marks the keys
-past each valid length. Figures are closed after every test by the conftest one
-folder up.
+past each valid length; ``x64`` switches on float64 for a test's own body. Figures are closed
+after every test by the conftest one folder up.
 """
 
 from __future__ import annotations
@@ -28,8 +28,17 @@ finally:
     else:
         os.environ["XLA_FLAGS"] = _previous_flags
 
+import jax.experimental  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def x64():
+    """The context manager that enables float64, ``with x64(True): ...``: ``jax.enable_x64`` in
+    current JAX, ``jax.experimental.enable_x64`` in the 0.4 series that ``pyproject.toml``
+    still allows (``make test-versions``); each version has only one of them."""
+    return jax.enable_x64 if hasattr(jax, "enable_x64") else jax.experimental.enable_x64
 
 
 def _reference_masked_softmax(X, valid_lens) -> np.ndarray:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import jax
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jax import numpy as jnp
@@ -140,6 +141,8 @@ def _builtin_one_head(queries, keys, values, mask):
 @FEWER
 @given(attention_inputs(), st.sampled_from([0.0, 0.3, 0.9]))
 def test_dot_product_attention_equals_the_builtin(inputs, p):
+    if not hasattr(jax.nn, "dot_product_attention"):  # the library does not use it: it is the reference
+        pytest.skip("jax.nn.dot_product_attention is new in JAX 0.4.31")
     queries, keys, values, lens = inputs
     ours, _ = jax.jit(d2l.DotProductAttention(dropout=p).apply)({}, queries, keys, values, lens)
     ours = np.asarray(ours)

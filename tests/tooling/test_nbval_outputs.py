@@ -1,4 +1,4 @@
-"""nbval compares figures too (booktools.nbval_figures), so a changed heatmap fails, and
+"""nbval compares figures too (booktools.nbval_outputs), so a changed heatmap fails, and
 the d2l-book kernel draws them whatever Matplotlib backend the caller exports."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook  # noqa: 
 from booktools import derive, execute  # noqa: E402
 from booktools.frameworks import FRAMEWORKS, by_name  # noqa: E402
 from booktools.kernel import NAME as KERNEL_NAME  # noqa: E402
-from booktools.nbval_figures import compare_pngs  # noqa: E402
+from booktools.nbval_outputs import compare_pngs  # noqa: E402
 
 
 def png(matrix: np.ndarray) -> str:
@@ -66,7 +66,7 @@ def nbval(
             "--nbval-kernel-name",
             kernel,
             "-p",
-            "booktools.nbval_figures",
+            "booktools.nbval_outputs",
             "-p",
             "no:cacheprovider",
             "-q",
@@ -164,3 +164,31 @@ def test_the_book_kernel_shows_figures_whatever_the_callers_backend(root: Path, 
     inherited = nbval(path, root, tmp_path, kernel="python3", MPLBACKEND="Agg")
     assert inherited.returncode == 1, inherited.stdout[-3000:]
     assert "Missing output fields from running code" in inherited.stdout, inherited.stdout[-3000:]  # no figure
+
+
+def printing_notebook(stored: str) -> nbformat.NotebookNode:
+    """One cell that prints ``0.5190`` and a shape, with ``stored`` as its stored output."""
+    cell = new_code_cell("print(f'weights {0.51904:.4f}, shape (2, 4)')")
+    cell["id"] = "prints"
+    cell.execution_count = 1
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=stored)]
+    return new_notebook(cells=[cell])
+
+
+@pytest.mark.parametrize(
+    ("stored", "passes"),
+    [
+        ("weights 0.5191, shape (2, 4)\n", True),  # one unit of the last digit: another CPU's rounding
+        ("weights 0.5195, shape (2, 4)\n", False),
+        ("weights 0.5190, shape (2, 5)\n", False),  # an integer differs
+    ],
+)
+def test_nbval_compares_printed_numbers_within_one_unit_of_their_last_digit(root, tmp_path, stored, passes):
+    path = tmp_path / "numbers.ipynb"
+    nbformat.write(printing_notebook(stored), path)
+    result = nbval(path, root, tmp_path)
+    assert (result.returncode == 0) == passes, result.stdout[-3000:]
+    if not passes:
+        assert stored.strip() in result.stdout and "weights 0.5190, shape (2, 4)" in result.stdout
+    if stored.startswith("weights 0.5195"):
+        assert "number 1 (line 1): stored 0.5195, fresh 0.5190: 5 units of the last digit apart" in result.stdout

@@ -1,0 +1,159 @@
+"""``booktools.version_matrix`` without making environments: the pins it takes from
+``pyproject.toml``, its stamps, the tests it picks and how it reads pytest's summary."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import tomllib
+
+from booktools import version_matrix as vm
+from booktools.book import ROOT
+
+PYPROJECT = {
+    "project": {
+        "dependencies": ["numpy>=1.24", "matplotlib>=3.7"],
+        "optional-dependencies": {
+            "torch": ["torch>=2.3"],
+            "jax": ["jax>=0.4.30", "flax>=0.8.5"],
+            "tensorflow": ["tensorflow>=2.16"],
+            "odd": ["Some_Package[extra] >=1.2.post1, <3 ; python_version >= '3.10'"],
+            "unbounded": ["torch"],
+            "upper": ["torch<3"],
+        },
+    },
+    "tool": {"pytest": {"ini_options": {"addopts": "-p booktools.nbval_figures --strict-markers -x"}}},
+}
+
+
+@pytest.mark.parametrize(
+    ("extra", "pins"),
+    [
+        ("torch", ["torch==2.3.*"]),
+        ("jax", ["jax==0.4.30.*", "flax==0.8.5.*"]),
+        ("tensorflow", ["tensorflow==2.16.*"]),
+        ("odd", ["Some_Package==1.2.*"]),  # the release only: no extras, markers or post release
+    ],
+)
+def test_lowest_pins_are_the_series_each_lower_bound_names(extra, pins):
+    assert vm.lower_bound_pins(PYPROJECT, extra) == pins
+
+
+@pytest.mark.parametrize("extra", ["unbounded", "upper"])
+def test_a_requirement_without_a_lower_bound_is_an_error(extra):
+    with pytest.raises(ValueError, match="needs exactly one '>=' bound"):
+        vm.lower_bound_pins(PYPROJECT, extra)
+
+
+def test_the_real_pyproject_gives_a_pin_per_requirement_of_each_framework():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    for framework in vm.FRAMEWORKS:
+        pins = vm.lower_bound_pins(pyproject, framework)
+        assert len(pins) == len(pyproject["project"]["optional-dependencies"][framework])
+        assert pins[0].startswith(f"{framework}==") and all(pin.endswith(".*") for pin in pins)
+
+
+def test_test_tools_come_from_requirements_txt():
+    assert vm.test_tools("# pins\nhypothesis==6.1  # comment\nnumpy==2.0\npytest==9.0\n") == [
+        "pytest==9.0",
+        "hypothesis==6.1",
+    ]
+    with pytest.raises(ValueError, match="pins no hypothesis"):
+        vm.test_tools("pytest==9.0\n")
+    assert len(vm.test_tools((ROOT / "requirements.txt").read_text(encoding="utf-8"))) == 2
+
+
+def test_pytest_options_drop_the_booktools_plugins_only():
+    assert vm.pytest_addopts(PYPROJECT) == "--strict-markers -x"
+    assert vm.pytest_addopts({"tool": {"pytest": {"ini_options": {"addopts": "-pbooktools.x -p other"}}}}) == "-p other"
+    real = vm.pytest_addopts(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8")))
+    assert "booktools" not in real and "--import-mode=importlib" in real
+
+
+def test_environments_pin_the_lowest_series_and_let_pip_resolve_the_newest():
+    envs = vm.environments(sys.executable)
+    assert [env.name for env in envs] == [f"{f}-{s}" for f in vm.FRAMEWORKS for s in vm.SERIES]
+    for env in envs:
+        assert env.path == ROOT / "_build" / "versions" / env.name
+        pins = [r for r in env.requirements if r.startswith(env.framework)]
+        assert (env.series == "lowest") == bool(pins) == (not env.upgrade)
+        assert any(r.startswith("pytest==") for r in env.requirements)
+
+
+# ------------------------------------------------------------------ stamps
+def test_the_environment_key_changes_with_every_input():
+    base = vm.environment_key("py 3.11", ["torch>=2.3"], ["torch==2.3.*"], upgrade=False)
+    assert base == vm.environment_key("py 3.11", ["torch>=2.3"], ["torch==2.3.*"], upgrade=False)
+    others = {
+        vm.environment_key("py 3.12", ["torch>=2.3"], ["torch==2.3.*"], upgrade=False),
+        vm.environment_key("py 3.11", ["torch>=2.4"], ["torch==2.3.*"], upgrade=False),
+        vm.environment_key("py 3.11", ["torch>=2.3"], ["torch==2.4.*"], upgrade=False),
+        vm.environment_key("py 3.11", ["torch>=2.3"], ["torch==2.3.*"], upgrade=True),
+        vm.environment_key("py 3.11", [], ["torch>=2.3", "torch==2.3.*"], upgrade=False),  # no run-together
+    }
+    assert base not in others and len(others) == 5
+
+
+def test_the_library_key_follows_names_and_contents_not_order():
+    files = {"pyproject.toml": b"a", "d2l_lib/torch.py": b"b"}
+    key = vm.library_key(files)
+    assert key == vm.library_key(dict(reversed(files.items())))
+    assert key != vm.library_key({**files, "d2l_lib/torch.py": b"c"})
+    assert key != vm.library_key({"pyproject.toml": b"a", "d2l_lib/jax.py": b"b"})
+
+
+@pytest.mark.parametrize(
+    ("stamp", "expected"),
+    [
+        (None, "create"),
+        ({}, "create"),
+        ({"environment": "other", "library": "lib"}, "create"),
+        ({"environment": "env", "library": "old"}, "reinstall"),
+        ({"environment": "env"}, "reinstall"),
+        ({"environment": "env", "library": "lib"}, "reuse"),
+    ],
+)
+def test_action_from_the_stamp(stamp, expected):
+    assert vm.action(stamp, "env", "lib") == expected
+
+
+def test_read_stamp_takes_only_a_stamp(tmp_path):
+    path = tmp_path / vm.STAMP
+    assert vm.read_stamp(path) is None  # missing
+    path.write_text("not json", encoding="utf-8")
+    assert vm.read_stamp(path) is None
+    path.write_text('["a list"]', encoding="utf-8")
+    assert vm.read_stamp(path) is None
+    path.write_text('{"environment": 1}', encoding="utf-8")
+    assert vm.read_stamp(path) is None
+    path.write_text('{"environment": "e", "library": "l"}', encoding="utf-8")
+    assert vm.read_stamp(path) == {"environment": "e", "library": "l"}
+
+
+# ------------------------------------------------------------------ tests and their summary
+def test_each_framework_runs_only_its_own_test_modules():
+    torch_tests = vm.test_paths("torch")
+    assert torch_tests and all(path.parent == ROOT / "tests" / "library" for path in torch_tests)
+    assert not {path.name for path in torch_tests} & set(vm.TORCH_EXCLUDED)
+    for name in vm.TORCH_EXCLUDED:
+        assert (ROOT / "tests" / "library" / name).exists(), f"{name} is excluded but gone"
+    for framework in ("jax", "tensorflow"):
+        paths = vm.test_paths(framework)
+        assert paths and all(path.parent == ROOT / "tests" / "library" / framework for path in paths)
+
+
+@pytest.mark.parametrize(
+    ("line", "counts"),
+    [
+        ("250 passed in 9.10s", {"passed": 250}),
+        (
+            "3 failed, 245 passed, 2 skipped, 1 warning in 1:02",
+            {"failed": 3, "passed": 245, "skipped": 2, "warnings": 1},
+        ),
+        ("1 error in 0.5s", {"errors": 1}),
+        ("no tests ran in 0.01s", {}),
+    ],
+)
+def test_summary_counts(line, counts):
+    assert vm.summary_counts(line) == counts
