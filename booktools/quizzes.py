@@ -1,21 +1,25 @@
-"""The self-check quizzes: answer keys, the quiz cells of each edition, and how they must agree.
+"""The self-check quizzes: answer keys, each edition's quiz data, the quiz cells, and how they must agree.
 
-A page's quiz is a ``#@tab all`` code cell with the tag ``d2l-quiz`` whose code is one call,
-``show_quiz(<page>, <language>, [<question>, ...])`` (``d2l_lib.quiz``), the questions
-written as Python literals in the edition's language. The answers are also written once,
-independently of language, in ``chapters/quizzes.yml`` (:class:`QuizKeys`), with
-the code that computes each numeric answer. :func:`check_quizzes` reports every way an
-edition's quiz cell departs from its key: another question, order, kind, choice or right
-answer, a missing explanation.
+A page's quiz is a ``#@tab all`` code cell with the tag ``d2l-quiz`` that holds one import
+and one call, ``show_quiz(<page>, lang=<language>)`` (``d2l_lib.quiz``): no question, answer
+or explanation is written in a notebook. They are package data of the library, one file per
+edition, ``d2l_lib/quizzes/<language>.json`` (:func:`read_quiz_data`), written in the
+edition's language. The answers are also written once, independently of language, in
+``chapters/quizzes.yml`` (:class:`QuizKeys`), with the code that computes each numeric
+answer. :func:`check_quizzes` reports every way an edition departs from the keys: a quiz
+cell that is not that one call, another question, order, kind, choice or right answer in
+its data, a missing question text, choice or explanation.
 
-The translation checker compares a quiz cell with English through :func:`quiz_structure`
-(what must be the same) and :func:`quiz_prose` (the text, which must be translated).
+The translation checker compares an edition's quiz data with English through
+:func:`quiz_structure` (what must be the same) and reads its texts through
+:func:`quiz_prose` (the text, which must be translated).
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +31,7 @@ from booktools.schema import load
 
 QUIZ_TAG = "d2l-quiz"
 KEY_FILE = Path("chapters") / "quizzes.yml"
+DATA_DIR = Path("d2l_lib") / "quizzes"  # one <language>.json per edition
 TEXT_FIELDS = ("question", "text", "why")  # translated; everything else is structure
 
 
@@ -94,29 +99,75 @@ def read_keys(root: Path = ROOT) -> dict[str, QuizKey]:
     return {page: QuizKey(page, questions) for page, questions in keys.pages.items()}
 
 
-def parse_quiz_cell(source: str) -> tuple[str, str, list[dict[str, Any]]]:
-    """Return (page, language, questions) of a quiz cell's ``show_quiz(...)`` call.
+def data_file(language: str, root: Path = ROOT) -> Path:
+    """The quiz data of edition ``language``: ``d2l_lib/quizzes/<language>.json``."""
+    return root / DATA_DIR / f"{language}.json"
+
+
+def read_quiz_data(language: str, root: Path = ROOT) -> dict[str, list[dict[str, Any]]]:
+    """Return the questions of every page in edition ``language``, by page name.
 
     Raises:
-        ValueError: if the cell has no such call with literal arguments.
+        FileNotFoundError: if the edition has no data file.
+        ValueError: if the file is not ``{"language": <language>, "pages": {<page>: [<question>, ...]}}``.
+    """
+    path = data_file(language, root)
+    name = relative(path, root)
+    try:
+        content = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{name}: not valid JSON: {error}") from error
+    if not isinstance(content, dict) or set(content) != {"language", "pages"}:
+        raise ValueError(f"{name}: expected the keys 'language' and 'pages'")
+    if content["language"] != language:
+        raise ValueError(f"{name}: language {content['language']!r}, the file is that of {language!r}")
+    pages = content["pages"]
+    if not isinstance(pages, dict) or not all(
+        isinstance(questions, list) and all(isinstance(question, dict) for question in questions)
+        for questions in pages.values()
+    ):
+        raise ValueError(f"{name}: 'pages' maps each page to a list of questions")
+    return pages
+
+
+def parse_quiz_cell(source: str) -> tuple[str, str]:
+    """Return (page, language) of a quiz cell: ``from d2l_lib.quiz import show_quiz`` and one call.
+
+    Raises:
+        ValueError: if the cell holds anything else, or the call's arguments are not two string literals.
     """
     lines = [line for line in source.split("\n") if not line.startswith("#@tab")]
     try:
         tree = ast.parse("\n".join(lines))
     except SyntaxError as error:
         raise ValueError(f"the quiz cell is not valid Python: {error}") from error
-    calls = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "show_quiz"
-    ]
-    if len(calls) != 1 or len(calls[0].args) != 3 or calls[0].keywords:
-        raise ValueError("a quiz cell calls show_quiz(page, language, questions) once")
-    try:
-        page, language, questions = (ast.literal_eval(argument) for argument in calls[0].args)
-    except ValueError as error:
-        raise ValueError("show_quiz's arguments must be literals") from error
-    return page, language, questions
+    usage = "a quiz cell is `from d2l_lib.quiz import show_quiz` and one call show_quiz(<page>, lang=<language>)"
+    body = tree.body
+    if (
+        len(body) != 2
+        or not isinstance(body[0], ast.ImportFrom)
+        or body[0].module != "d2l_lib.quiz"
+        or [alias.name for alias in body[0].names] != ["show_quiz"]
+        or not isinstance(body[1], ast.Expr)
+        or not isinstance(body[1].value, ast.Call)
+    ):
+        raise ValueError(usage)
+    call = body[1].value
+    given: dict[str | None, ast.expr] = dict(zip(("page", "lang"), call.args))
+    given.update({keyword.arg: keyword.value for keyword in call.keywords})
+    if (
+        not isinstance(call.func, ast.Name)
+        or call.func.id != "show_quiz"
+        or len(call.args) + len(call.keywords) != 2
+        or set(given) != {"page", "lang"}
+    ):
+        raise ValueError(usage)
+    page, language = (given[name] for name in ("page", "lang"))
+    if not isinstance(page, ast.Constant) or not isinstance(language, ast.Constant):
+        raise ValueError("show_quiz's page and language must be string literals")
+    if not isinstance(page.value, str) or not isinstance(language.value, str):
+        raise ValueError("show_quiz's page and language must be string literals")
+    return page.value, language.value
 
 
 def quiz_structure(questions: list[dict[str, Any]]) -> list[Any]:
@@ -132,52 +183,47 @@ def quiz_structure(questions: list[dict[str, Any]]) -> list[Any]:
     return [strip(question) for question in questions]
 
 
-def quiz_texts(questions: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """(where, text) of every text of the quiz, e.g. ``("why-scale, choice b, why", "...")``."""
+def quiz_texts(questions: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """(where, text) of every text of the quiz, e.g. ``("why-scale, choice b, why", "...")``; ``""`` if missing."""
     found = []
     for question in questions:
-        for field in ("question", "why"):
-            if field in question:
-                found.append((f"{question['id']}, {field}", question[field]))
+        name = question.get("id")
+        found.append((f"{name}, question", question.get("question", "")))
+        if question.get("kind") == "number" or "why" in question:
+            found.append((f"{name}, why", question.get("why", "")))
         for choice in question.get("choices", []):
             for field in ("text", "why"):
-                found.append((f"{question['id']}, choice {choice['id']}, {field}", choice.get(field, "")))
+                found.append((f"{name}, choice {choice.get('id')}, {field}", choice.get(field, "")))
     return found
 
 
-def quiz_prose(source: str) -> list[tuple[int, str]]:
-    """(line, text) of the texts of a quiz cell, as the translation checker reads prose; [] if malformed."""
+def quiz_prose(source: str, root: Path = ROOT) -> list[tuple[str, str]]:
+    """(where, text) of the texts a quiz cell shows, from its edition's data, as the translation checker reads prose.
+
+    ``where`` names the data file, the page and the text, e.g.
+    ``d2l_lib/quizzes/ko.json: preliminaries: check-shape, choice a, why``; [] if the cell
+    or the data is malformed (:func:`check_quizzes` reports those).
+    """
     try:
-        _, _, questions = parse_quiz_cell(source)
-    except ValueError:
+        page, language = parse_quiz_cell(source)
+        questions = read_quiz_data(language, root).get(page, [])
+    except (ValueError, OSError):
         return []
-    lines = source.split("\n")
-    result = []
-    for _, text in quiz_texts(questions):
-        line = next((number for number, line in enumerate(lines, start=1) if text[:40] in line), 1)
-        result.append((line, text))
-    return result
+    name = relative(data_file(language, root), root)
+    return [(f"{name}: {page}: {where}", text) for where, text in quiz_texts(questions) if isinstance(text, str)]
 
 
 def quiz_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return [cell for cell in notebook.cells if QUIZ_TAG in cell.metadata.get("tags", ())]
 
 
-def check_cell(key: QuizKey, language: str, source: str) -> list[str]:
-    """Describe how one edition's quiz cell departs from the key (empty if it does not)."""
-    try:
-        page, cell_language, questions = parse_quiz_cell(source)
-    except ValueError as error:
-        return [str(error)]
-    problems = []
-    if page != key.page:
-        problems.append(f"the cell is the quiz of {page!r}, not {key.page!r}")
-    if cell_language != language:
-        problems.append(f"the cell's language is {cell_language!r}, the edition's {language!r}")
+def check_questions(key: QuizKey, questions: list[dict[str, Any]]) -> list[str]:
+    """Describe how one edition's questions of a page depart from the key (empty if they do not)."""
     ids = [question.get("id") for question in questions]
     want = [question.id for question in key.questions]
     if ids != want:
-        return [*problems, f"questions {ids} differ from the key's {want} (same questions, same order)"]
+        return [f"questions {ids} differ from the key's {want} (same questions, same order)"]
+    problems = []
     for question, expected in zip(questions, key.questions):
         name = question["id"]
         if question.get("kind") != expected.kind:
@@ -195,20 +241,52 @@ def check_cell(key: QuizKey, language: str, source: str) -> list[str]:
         for where, text in quiz_texts([question]):
             if not isinstance(text, str) or not text.strip():
                 problems.append(f"{where}: missing")
-        if expected.kind == "number" and not str(question.get("why", "")).strip():
-            problems.append(f"{name}, why: missing")
+    return problems
+
+
+def check_cell(key: QuizKey, language: str, source: str) -> list[str]:
+    """Describe how one edition's quiz cell departs from ``show_quiz(<key's page>, lang=<language>)``."""
+    try:
+        page, cell_language = parse_quiz_cell(source)
+    except ValueError as error:
+        return [str(error)]
+    problems = []
+    if page != key.page:
+        problems.append(f"the cell is the quiz of {page!r}, not {key.page!r}")
+    if cell_language != language:
+        problems.append(f"the cell's language is {cell_language!r}, the edition's {language!r}")
     return problems
 
 
 def check_quizzes(root: Path = ROOT) -> list[str]:
-    """Check every edition's quiz cells against the answer keys; return the problems, one line each.
+    """Check every edition's quiz cells and quiz data against the answer keys; return the problems, one line each.
 
-    Every page with a key has exactly one quiz cell in every edition (raises
+    Every page with a key has exactly one quiz cell in every edition, and every edition's
+    data has the key's pages, no other, each with the key's questions (raises
     ``ConfigError`` or ``ValueError`` if the keys themselves are malformed, see :func:`read_keys`).
     """
     problems = []
-    for key in read_keys(root).values():
-        for language in editions(root):
+    keys = read_keys(root)
+    for language in editions(root):
+        name = relative(data_file(language, root), root)
+        try:
+            data: dict[str, list[dict[str, Any]]] | None = read_quiz_data(language, root)
+        except FileNotFoundError:
+            data = None
+            problems.append(f"{name}: missing (the quiz data of the {language!r} edition)")
+        except ValueError as error:
+            data = None
+            problems.append(str(error))
+        if data is not None:
+            problems += [
+                f"{name}: page {page!r} has no answer key in {KEY_FILE.as_posix()}" for page in data if page not in keys
+            ]
+        for key in keys.values():
+            if data is not None:
+                if key.page not in data:
+                    problems.append(f"{name}: no quiz for page {key.page!r}")
+                else:
+                    problems += [f"{name}: {key.page}: {problem}" for problem in check_questions(key, data[key.page])]
             page = root / "chapters" / language / f"{key.page}.ipynb"
             if not page.exists():
                 problems.append(f"{relative(root / KEY_FILE, root)}: no page {relative(page, root)}")

@@ -415,7 +415,9 @@ def attention_cost(n: int, m: int, d: int, v: int, batch_size: int = 1,
         ``bytes``: bytes moved by an unfused implementation, which writes the n x m
         scores and weights to memory and reads them back:
         ``nd + md + 4nm + mv + nv`` numbers per example;
-        ``bytes_fused``: bytes moved by a fused kernel, ``nd + md + mv + nv`` numbers.
+        ``bytes_fused``: bytes moved by a fused kernel that reads Q, K and V once,
+        ``nd + md + mv + nv`` numbers (one that re-reads K and V for each block of
+        queries moves more).
     """
     sizes = {'n': n, 'm': m, 'd': d, 'v': v, 'batch_size': batch_size, 'bytes_per_number': bytes_per_number}
     for name, size in sizes.items():

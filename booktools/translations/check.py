@@ -54,7 +54,7 @@ def compare_page(
         if english.kind in ("code", "markdown"):
             found += compare_frameworks(english, translation)
         if english.kind == "code" and QUIZ_TAG in english.tags:
-            found += compare_quiz(english, translation)
+            found += compare_quiz(english, translation, root)
         elif english.kind == "code":
             found += compare_code(english, translation) + compare_outputs(english, translation)
         elif english.kind == "markdown":
@@ -62,8 +62,9 @@ def compare_page(
         elif english.source != translation.source:
             found.append(f"{english.kind} cell differs from English")
         if english.kind in ("code", "markdown"):
-            found += check_glossary(english, translation, terms) + check_english_left(english, translation, kept)
-            found += check_style_rules(translation, rules or {})
+            found += check_glossary(english, translation, terms, root)
+            found += check_english_left(english, translation, kept, root)
+            found += check_style_rules(translation, rules or {}, root)
         problems += [f"{here}: {problem}" for problem in found]
     return problems
 

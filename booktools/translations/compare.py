@@ -22,8 +22,10 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
+from booktools.book import ROOT
 from booktools.frameworks import BEGIN_TAB, END_TAB, TAB_LINE, TabError, cell_frameworks
 from booktools.quizzes import QUIZ_TAG, quiz_prose
 from booktools.save_marks import SAVE_MARK, saved_statements
@@ -187,23 +189,29 @@ def _blank_framework_marks(source: str) -> str:
     )
 
 
-def _prose(cell: Cell) -> list[tuple[int, str]]:
-    """(line, sentence) of a cell's prose: markdown text, or the comments and docstrings of code."""
+def _prose(cell: Cell, root: Path = ROOT) -> list[tuple[int | str, str]]:
+    """(where, sentence) of a cell's prose: markdown text, the comments and docstrings of code, or the
+    texts of the quiz a quiz cell shows; ``where`` is a line of the cell, or for a quiz which text of its data."""
     source = _blank_framework_marks(cell.source)
     if cell.kind == "code" and QUIZ_TAG in cell.tags:
-        return quiz_prose(source)
-    return sentences(_parse(source).blocks) if cell.kind == "markdown" else code_prose(source)
+        return list(quiz_prose(source, root))
+    return list(sentences(_parse(source).blocks) if cell.kind == "markdown" else code_prose(source))
 
 
-def check_english_left(english: Cell, translation: Cell, kept: set[str]) -> list[str]:
+def _at(where: int | str, offset: int = 0) -> str:
+    """Where a problem is: ``line N`` of the cell, or a text of a quiz's data (``booktools.quizzes.quiz_prose``)."""
+    return f"line {where + offset}" if isinstance(where, int) else where
+
+
+def check_english_left(english: Cell, translation: Cell, kept: set[str], root: Path = ROOT) -> list[str]:
     """Report the sentences of a translated cell that are still English."""
-    originals = {sentence for _, sentence in _prose(english)}
+    originals = {sentence for _, sentence in _prose(english, root)}
     problems = []
-    for line, sentence in _prose(translation):
+    for line, sentence in _prose(translation, root):
         if copied_from_english(sentence, originals, kept, MIN_COPIED_WORDS[translation.kind]):
-            problems.append(f"prose left in English (line {line}, as in English): {quote(sentence)}")
+            problems.append(f"prose left in English ({_at(line)}, as in English): {quote(sentence)}")
         elif looks_english(sentence):
-            problems.append(f"prose left in English (line {line}): {quote(sentence)}")
+            problems.append(f"prose left in English ({_at(line)}): {quote(sentence)}")
     return problems
 
 
@@ -212,17 +220,19 @@ def _term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, term.split())), re.IGNORECASE)
 
 
-def check_glossary(english: Cell, translation: Cell, terms: list[Term]) -> list[str]:
+def check_glossary(english: Cell, translation: Cell, terms: list[Term], root: Path = ROOT) -> list[str]:
     """Report banned variants in a translated cell, and chosen terms missing from a markdown cell."""
     problems = []
+    # A quiz cell's texts are in its edition's quiz data, not in the cell.
+    texts = _prose(translation, root) if QUIZ_TAG in translation.tags else [(1, translation.source)]
     for term in terms:
         for variant in term.banned:
-            for match in _term_pattern(variant).finditer(translation.source):
-                line = translation.source.count("\n", 0, match.start()) + 1
-                problems.append(
-                    f"glossary: banned variant {match.group(0)!r} of {term.concept!r} "
-                    f"(line {line}); write {term.term!r}"
-                )
+            for where, text in texts:
+                for match in _term_pattern(variant).finditer(text):
+                    at = _at(where, text.count("\n", 0, match.start()))
+                    problems.append(
+                        f"glossary: banned variant {match.group(0)!r} of {term.concept!r} ({at}); write {term.term!r}"
+                    )
     if translation.kind == "markdown":
         english_prose = _parse(english.source).prose
         translated = squash(_parse(translation.source).prose.replace("*", "")).lower()
@@ -234,15 +244,15 @@ def check_glossary(english: Cell, translation: Cell, terms: list[Term]) -> list[
     return problems
 
 
-def _rule_texts(cell: Cell, rule: StyleRule) -> list[tuple[int, str]]:
-    """(line, text) a style rule searches: a markdown cell's source, or a code cell's prose."""
+def _rule_texts(cell: Cell, rule: StyleRule, root: Path = ROOT) -> list[tuple[int | str, str]]:
+    """(where, text) a style rule searches: a markdown cell's source, or a code cell's prose (a quiz's texts)."""
     if cell.kind == "markdown":
         source = strip_slide_marks(cell.source, keep_slides_only=True)
         return [(1, source if rule.emphasis else source.replace("*", ""))]
-    return _prose(cell)
+    return _prose(cell, root)
 
 
-def check_style_rules(translation: Cell, rules: dict[str, StyleRule]) -> list[str]:
+def check_style_rules(translation: Cell, rules: dict[str, StyleRule], root: Path = ROOT) -> list[str]:
     """Report the text of a translated cell that breaks one of its edition's style rules.
 
     A rule searches a markdown cell's source (slide marks and, unless ``emphasis``,
@@ -257,9 +267,9 @@ def check_style_rules(translation: Cell, rules: dict[str, StyleRule]) -> list[st
         patterns = ([re.compile(rule.pattern, re.IGNORECASE | re.MULTILINE)] if rule.pattern else []) + [
             _term_pattern(form) for form in rule.banned
         ]
-        for first_line, text in _rule_texts(translation, rule):
+        for first_line, text in _rule_texts(translation, rule, root):
             for pattern in patterns:
                 for match in pattern.finditer(text):
-                    line = first_line + text.count("\n", 0, match.start())
-                    problems.append(f"style rule {name!r}: {match.group(0)!r} (line {line}): {rule.statement}")
+                    at = _at(first_line, text.count("\n", 0, match.start()))
+                    problems.append(f"style rule {name!r}: {match.group(0)!r} ({at}): {rule.statement}")
     return problems

@@ -1,14 +1,18 @@
 """The "Check Yourself" quiz of each page, in each edition, used with the keyboard alone.
 
 Per edition: every page with an answer key ends with its quiz (before the exercises);
-a choice question answered wrong shows that choice's explanation in the live region and
-marks it wrong, answered right marks it right; a numeric answer within the tolerance is
-accepted and one outside it refused. All by keyboard: focus moves with Tab and Shift+Tab,
-arrow keys pick a choice, Enter submits. Dark mode and a 390-px-wide screen keep the quiz
-readable. No request may leave the local site. Screenshots go to ``_build/screenshots/``.
+no explanation is on the page, in its text or its HTML, before the reader answers; a
+choice question answered wrong shows that choice's explanation in the live region and
+marks it wrong, answered right marks it right and shows its explanation; a numeric answer
+within the tolerance is accepted, with its explanation, and one outside it refused without
+it. All by keyboard: focus moves with Tab and Shift+Tab, arrow keys pick a choice, Enter
+submits. Dark mode and a 390-px-wide screen keep the quiz readable. No request may leave
+the local site. Screenshots go to ``_build/screenshots/``.
 """
 
 from __future__ import annotations
+
+import html
 
 import pytest
 import yaml
@@ -16,6 +20,7 @@ import yaml
 from booktools import edition_settings
 from booktools.book import ROOT
 from booktools.quizzes import read_keys
+from d2l_lib.quiz import load_quizzes
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 EDITIONS = [edition.code for edition in edition_settings.configured_editions(CONFIG)]
@@ -46,6 +51,22 @@ def open_quiz(page, site_url: str, code: str, name: str, built_editions: list[st
 def feedback(page, form_id: str) -> tuple[str | None, str]:
     form = page.locator(f"#{form_id}")
     return form.get_attribute("data-state"), form.locator(".d2l-quiz-feedback").inner_text()
+
+
+def explanations(code: str, name: str) -> dict[str, list[str]]:
+    """The explanations of page ``name``'s quiz in edition ``code``, by question id (the library's data)."""
+    return {
+        question["id"]: [question["why"]] if "why" in question else [c["why"] for c in question["choices"]]
+        for question in load_quizzes(code)[name]
+    }
+
+
+def shown(page, why: str) -> bool:
+    """Whether ``why`` is anywhere on the page: in its text, or in its HTML (attributes included)."""
+    content = page.content()
+    return any(text in content for text in (why, html.escape(why), html.escape(why, quote=False))) or (
+        why in page.locator("body").inner_text()
+    )
 
 
 def assert_offline(page) -> None:
@@ -80,6 +101,8 @@ def test_every_page_ends_with_its_quiz(page, site_url, built_editions, code, nam
     )
     assert after == (1 if name == CHAPTER else 0), f"{after} section(s) after the quiz"
     assert "show_quiz" not in page.locator("main").inner_text()
+    hidden = [why for whys in explanations(code, name).values() for why in whys if shown(page, why)]
+    assert hidden == [], "explanations on the page before an answer"
     assert_offline(page)
 
 
@@ -87,6 +110,9 @@ def test_every_page_ends_with_its_quiz(page, site_url, built_editions, code, nam
 def test_quiz_by_keyboard(page, site_url, built_editions, screenshots, code):
     right, wrong = LABELS[code]
     open_quiz(page, site_url, code, CHAPTER, built_editions)
+    # Before any answer, no explanation is on the page, neither shown nor hidden in its HTML.
+    hidden = [why for whys in explanations(code, CHAPTER).values() for why in whys if shown(page, why)]
+    assert hidden == [], "explanations on the page before an answer"
     form = f"d2l-quiz-{CHAPTER}-why-scale"
     question = next(q for q in KEYS[CHAPTER].questions if q.id == "why-scale")
     choices = page.locator(f"#{form} input[type=radio]")
@@ -103,8 +129,9 @@ def test_quiz_by_keyboard(page, site_url, built_editions, screenshots, code):
     assert page.evaluate("() => document.activeElement.tagName") == "BUTTON"
     page.keyboard.press("Enter")
     state, text = feedback(page, form)
-    why = page.locator(f"#{form} input[value={first_wrong}]").get_attribute("data-why")
-    assert state == "wrong" and text.startswith(wrong) and why in text
+    whys = dict(zip(values, explanations(code, CHAPTER)["why-scale"]))
+    assert state == "wrong" and text.startswith(wrong) and whys[first_wrong] in text
+    assert not shown(page, whys[question.answer]), "only the explanation of the choice answered"
 
     # The right choice: back into the group with Shift+Tab, arrow keys, Tab, Enter.
     page.keyboard.press("Shift+Tab")
@@ -114,7 +141,7 @@ def test_quiz_by_keyboard(page, site_url, built_editions, screenshots, code):
     page.keyboard.press("Tab")
     page.keyboard.press("Enter")
     state, text = feedback(page, form)
-    assert state == "right" and text.startswith(right)
+    assert state == "right" and text.startswith(right) and whys[question.answer] in text
     assert page.locator(f"#{form} input[value={question.answer}]").is_checked()
 
     # Numeric answers: within the tolerance (64 ± 2) accepted, outside it refused; Enter submits.
@@ -122,12 +149,13 @@ def test_quiz_by_keyboard(page, site_url, built_editions, screenshots, code):
     page.focus(f"#{number}-input")
     page.keyboard.type("80")
     page.keyboard.press("Enter")
-    assert feedback(page, number)[0] == "wrong"
+    (number_why,) = explanations(code, CHAPTER)["unscaled-variance"]
+    assert feedback(page, number)[0] == "wrong" and not shown(page, number_why)
     page.keyboard.press("Control+A")
     page.keyboard.type("65,5" if code == "id" else "65.5")  # a decimal comma where the language writes one
     page.keyboard.press("Enter")
     state, text = feedback(page, number)
-    assert state == "right" and text.startswith(right)
+    assert state == "right" and text.startswith(right) and number_why in text
     page.locator(f"#d2l-quiz-{CHAPTER}").screenshot(path=str(screenshots / f"{code}-quiz.png"))
     assert_offline(page)
 

@@ -68,15 +68,19 @@ def test_a_rule_for_markdown_leaves_code_comments_alone() -> None:
     assert check_style_rules(Cell(1, "c", "code", "# jumlah pasangan key-value"), {"dashes": rule}) == []
 
 
-def test_a_rule_reads_the_quiz_text_of_a_code_cell(root: Path) -> None:
+def test_a_rule_reads_the_quiz_text_of_a_code_cell(root: Path, tmp_path: Path) -> None:
+    """A quiz cell's texts are its edition's quiz data (d2l_lib/quizzes/<lang>.json), read through the cell."""
     rule = _rules()["ko"]["needless-plural"]
     notebook = nbformat.read(root / "chapters" / "ko" / "attention-scoring-functions.ipynb", as_version=4)
     source = next(cell.source for cell in notebook.cells if QUIZ_TAG in cell.metadata.get("tags", ()))
     quiz = Cell(1, "quiz", "code", source, tags=(QUIZ_TAG,))
     assert check_style_rules(quiz, {"needless-plural": rule}) == []
-    _, text = quiz_prose(source)[0]
-    broken = Cell(1, "quiz", "code", source.replace(text[:12], "값들의 " + text[:12], 1), tags=(QUIZ_TAG,))
-    assert check_style_rules(broken, {"needless-plural": rule})
+    where, text = quiz_prose(source)[0]
+    data = tmp_path / "d2l_lib" / "quizzes" / "ko.json"
+    shutil.copytree(root / "d2l_lib" / "quizzes", data.parent)
+    data.write_text(data.read_text(encoding="utf-8").replace(text, "값들의 " + text, 1), encoding="utf-8")
+    problems = check_style_rules(quiz, {"needless-plural": rule}, tmp_path)
+    assert problems and where in problems[0]
 
 
 # The schema: each new field is validated with the file.

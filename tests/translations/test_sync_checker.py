@@ -23,8 +23,9 @@ CHAPTER = "attention-scoring-functions.ipynb"
 
 @pytest.fixture
 def book(tmp_path: Path, root: Path) -> Path:
-    """A scratch copy of the chapters, the table of contents and the configuration (the editions)."""
+    """A scratch copy of the chapters, the quizzes' data, the table of contents and the configuration (the editions)."""
     shutil.copytree(root / "chapters", tmp_path / "chapters")
+    shutil.copytree(root / "d2l_lib" / "quizzes", tmp_path / "d2l_lib" / "quizzes")
     shutil.copy(root / "_toc.yml", tmp_path / "_toc.yml")
     shutil.copy(root / "_config.yml", tmp_path / "_config.yml")
     return tmp_path
