@@ -224,8 +224,8 @@ def test_a_missing_glossary_term_in_ko(book: Path) -> None:
         (
             "id",
             "bmm-md",
-            "\\mathbb{R}^{n \\times a \\times c}.",
-            "\\mathbb{R}^{n \\times c \\times a}.",
+            "\\mathbb{R}^{N \\times a \\times c}.",
+            "\\mathbb{R}^{N \\times c \\times a}.",
             ("math blocks differ", "eq_batch-matrix-mul"),
         ),
         ("ko", "bmm-md", "(subsec_batch_dot)=", "(subsec_bmm)=", ("labels differ", "subsec_bmm")),
