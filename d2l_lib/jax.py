@@ -38,18 +38,23 @@ __all__ = [
 def check_shape(a: jax.Array, shape) -> None:
     """Raise ValueError unless array ``a`` has exactly the shape ``shape``.
 
-    Shapes are static in JAX, so the check also runs, and raises, while ``jax.jit``
-    traces a function.
+    Shapes are static in JAX, so the check also runs, and raises, while
+    ``jax.jit`` traces a function.
 
     Args:
         a: the array to check (a ``jax.Array``, a NumPy array or a tracer).
         shape: the expected shape, as a tuple or a list.
     """
     if not isinstance(shape, (tuple, list)):
-        raise TypeError(f'shape must be a tuple or a list, got {type(shape).__name__}')
+        raise TypeError(
+            f'shape must be a tuple or a list, got {type(shape).__name__}'
+        )
     expected = tuple(shape)
     if tuple(a.shape) != expected:
-        raise ValueError(f'expected a tensor of shape {expected}, got shape {tuple(a.shape)}')
+        raise ValueError(
+            f'expected a tensor of shape {expected}, '
+            f'got shape {tuple(a.shape)}'
+        )
 
 
 # ---- from chapters/en/preliminaries.ipynb, cell aliases-jax
@@ -58,18 +63,27 @@ _key = jax.random.key(0)
 
 
 def get_key() -> jax.Array:
-    """Return a new PRNG key at each call, split off the library's key (seeded with 0)."""
+    """Return a new PRNG key at each call.
+
+    The key is split off the library's own key, which is seeded with 0.
+    """
     global _key
     _key, subkey = jax.random.split(_key)
     return subkey
 
 
-def normal(mean: float, std: float, size, key: jax.Array | None = None) -> jax.Array:
-    """Return float32 samples of shape ``size`` from N(mean, std^2), as ``torch.normal(mean, std, size)``.
+def normal(
+    mean: float, std: float, size, key: jax.Array | None = None
+) -> jax.Array:
+    """Return float32 samples of shape ``size`` from N(mean, std^2).
 
-    The samples are drawn with ``key``, or with a fresh key from ``get_key()`` when it is ``None``.
+    The arguments are those of ``torch.normal(mean, std, size)``. The
+    samples are drawn with ``key``, or with a fresh key from ``get_key()``
+    when ``key`` is ``None``.
     """
-    return mean + std * jax.random.normal(get_key() if key is None else key, size)
+    if key is None:
+        key = get_key()
+    return mean + std * jax.random.normal(key, size)
 
 
 ones = jnp.ones
@@ -77,155 +91,251 @@ tensor = jnp.array
 
 
 def reshape(x: jax.Array, *shape) -> jax.Array:
-    """Return ``x`` reshaped; ``shape`` is a tuple or separate sizes, as for ``jax.Array.reshape``."""
+    """Return ``x`` reshaped.
+
+    ``shape`` is a tuple or separate sizes, as for ``jax.Array.reshape``.
+    """
     return jnp.reshape(x, shape[0] if len(shape) == 1 else shape)
 
 
 # ---- from chapters/en/preliminaries.ipynb, cell show-heatmaps-jax
 # ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
 def _heatmap_grid(matrices) -> np.ndarray:
-    """Return ``matrices`` as a 4-D float array (grid rows, grid columns, queries, keys)."""
-    if isinstance(matrices, jax.Array):  # from the accelerator to the host, bfloat16 included
+    """Return ``matrices`` as a 4-D float array.
+
+    Its axes are (grid rows, grid columns, queries, keys).
+    """
+    if isinstance(matrices, jax.Array):
+        # from the accelerator to the host, bfloat16 included
         matrices = np.asarray(jax.device_get(matrices.astype(jnp.float32)))
     grid = np.asarray(matrices, dtype=float)
     if grid.ndim not in (2, 3, 4):
-        raise ValueError('matrices must have shape (queries, keys), (panels, queries, keys) or '
-                         f'(grid rows, grid columns, queries, keys), got shape {grid.shape}')
+        raise ValueError(
+            'matrices must have shape (queries, keys), '
+            '(panels, queries, keys) or '
+            '(grid rows, grid columns, queries, keys), '
+            f'got shape {grid.shape}'
+        )
     return grid.reshape((1,) * (4 - grid.ndim) + grid.shape)
 
 
 # ---- from chapters/en/preliminaries.ipynb, cell show-heatmaps-all
 # ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
-def show_heatmaps(matrices, xlabel: str, ylabel: str, titles=None,
-                  figsize=(2.5, 2.5), cmap: str = 'Reds') -> plt.Figure:
-    """Draw a grid of heatmaps, one per (queries, keys) matrix, and return the figure.
+def show_heatmaps(
+    matrices,
+    xlabel: str,
+    ylabel: str,
+    titles=None,
+    figsize=(2.5, 2.5),
+    cmap: str = 'Reds',
+) -> plt.Figure:
+    """Draw a grid of heatmaps, one per (queries, keys) matrix.
 
     Args:
-        matrices: a tensor or array of shape (grid rows, grid columns, queries,
-            keys); (panels, queries, keys) and (queries, keys) are drawn as one row.
+        matrices: a tensor or array of shape (grid rows, grid columns,
+            queries, keys); (panels, queries, keys) and (queries, keys) are
+            drawn as one row.
         xlabel: label under the bottom row of panels.
         ylabel: label left of the first column of panels.
         titles: optional titles, one per column of panels.
         figsize: size of the figure in inches.
         cmap: a matplotlib colormap name.
+
+    Returns:
+        The figure.
     """
     grid = _heatmap_grid(matrices)
     num_rows, num_cols = grid.shape[:2]
     if titles is not None and len(titles) != num_cols:
-        raise ValueError(f'titles must have one entry per column of panels ({num_cols}), got {len(titles)}')
-    fig, axes = plt.subplots(num_rows, num_cols, figsize=figsize, sharex=True, sharey=True, squeeze=False)
-    vmin, vmax = grid.min(), grid.max()  # one color scale for every panel, as the single colorbar shows
+        raise ValueError(
+            'titles must have one entry per column of panels '
+            f'({num_cols}), got {len(titles)}'
+        )
+    fig, axes = plt.subplots(
+        num_rows,
+        num_cols,
+        figsize=figsize,
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+    )
+    # one color scale for every panel, as the single colorbar shows
+    vmin, vmax = grid.min(), grid.max()
     for i in range(num_rows):
         for j in range(num_cols):
-            image = axes[i, j].imshow(grid[i, j], cmap=cmap, vmin=vmin, vmax=vmax)
+            ax = axes[i, j]
+            image = ax.imshow(grid[i, j], cmap=cmap, vmin=vmin, vmax=vmax)
             if i == num_rows - 1:
-                axes[i, j].set_xlabel(xlabel)
+                ax.set_xlabel(xlabel)
             if j == 0:
-                axes[i, j].set_ylabel(ylabel)
+                ax.set_ylabel(ylabel)
             if titles is not None:
-                axes[i, j].set_title(titles[j])
+                ax.set_title(titles[j])
     fig.colorbar(image, ax=axes, shrink=0.6)
     description = _heatmap_description(grid)
-    # IPython shows the image and keeps this beside it; the book reads it for the alt text
-    fig._repr_mimebundle_ = lambda include=None, exclude=None: {  # type: ignore[attr-defined]
-        'application/vnd.d2l.heatmaps+json': description}
+
+    # IPython shows the image and keeps this description beside it; the
+    # book reads the description for the image's text alternative
+    def mimebundle(include=None, exclude=None) -> dict:
+        return {'application/vnd.d2l.heatmaps+json': description}
+
+    fig._repr_mimebundle_ = mimebundle  # type: ignore[attr-defined]
     return fig
 
 
 # ---- from chapters/en/preliminaries.ipynb, cell heatmap-description
 # ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
 def _heatmap_description(grid: np.ndarray) -> dict:
-    """Describe which weights of a 4-D ``grid`` are non-zero, for the text alternative of its figure.
+    """Describe which weights of a 4-D ``grid`` are non-zero.
 
-    For each panel and query: the keys of non-zero weight as 1-based inclusive ranges
-    [first, last], e.g. ``[[1, 2]]`` for a query that attends to keys 1 and 2 only.
+    The description serves the text alternative of the grid's figure. For
+    each panel and query it lists the keys of non-zero weight as 1-based
+    inclusive ranges [first, last], e.g. ``[[1, 2]]`` for a query that
+    attends to keys 1 and 2 only.
     """
+
     def key_ranges(weights: np.ndarray) -> list:
-        keys = np.flatnonzero(weights) + 1  # 1-based numbers of the keys of non-zero weight
+        # the 1-based numbers of the keys of non-zero weight
+        keys = np.flatnonzero(weights) + 1
         ends = np.flatnonzero(np.diff(keys) > 1)  # where one run of keys ends
         firsts = np.concatenate((keys[:1], keys[ends + 1]))
         lasts = np.concatenate((keys[ends], keys[-1:]))
         return [[int(first), int(last)] for first, last in zip(firsts, lasts)]
 
     rows, cols, queries, keys = grid.shape
-    return {'version': 1, 'grid': [rows, cols], 'queries': queries, 'keys': keys,
-            'panels': [[[key_ranges(query) for query in panel] for panel in row] for row in grid]}
+    return {
+        'version': 1,
+        'grid': [rows, cols],
+        'queries': queries,
+        'keys': keys,
+        'panels': [
+            [[key_ranges(query) for query in panel] for panel in row]
+            for row in grid
+        ],
+    }
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell valid-lens-helper-jax
-# ---- section: Masked Softmax Operation (sec_attention-scoring-functions)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell valid-lens-helper-jax
+# ---- section: The Library's Masked Softmax (subsec_library-masked-softmax)
 def _as_lengths(valid_lens) -> jax.Array | np.ndarray:
-    """Return ``valid_lens`` as an array, a NumPy one unless it is a ``jax.Array``; check its dtype."""
-    lens = valid_lens if isinstance(valid_lens, jax.Array) else np.asarray(valid_lens)
-    if not (jnp.issubdtype(lens.dtype, jnp.integer) or jnp.issubdtype(lens.dtype, jnp.floating)):
-        raise TypeError(f'valid_lens must hold integer lengths, got dtype {lens.dtype}')
+    """Return ``valid_lens`` as an array and check its dtype.
+
+    A ``jax.Array`` stays as it is; anything else becomes a NumPy array.
+    """
+    lens: jax.Array | np.ndarray
+    if isinstance(valid_lens, jax.Array):
+        lens = valid_lens
+    else:
+        lens = np.asarray(valid_lens)
+    if not (
+        jnp.issubdtype(lens.dtype, jnp.integer)
+        or jnp.issubdtype(lens.dtype, jnp.floating)
+    ):
+        raise TypeError(
+            f'valid_lens must hold integer lengths, got dtype {lens.dtype}'
+        )
     return lens
 
 
-def _check_length_values(lens: jax.Array | np.ndarray, num_keys: int) -> jax.Array | np.ndarray:
-    """Check the values of concrete lengths; return NumPy lengths as int32 clipped to ``num_keys``.
+def _check_length_values(
+    lens: jax.Array | np.ndarray, num_keys: int
+) -> jax.Array | np.ndarray:
+    """Check concrete lengths; return NumPy ones as int32, at most num_keys.
 
-    Traced lengths (inside ``jax.jit``) have no values to check yet; they, and every
-    ``jax.Array``, are returned as they are, for ``_int32_lengths`` to convert.
+    Traced lengths (inside ``jax.jit``) have no values to check yet; they,
+    and every ``jax.Array``, are returned as they are, for
+    ``_int32_lengths`` to convert.
     """
     floating = jnp.issubdtype(lens.dtype, jnp.floating)
     if not isinstance(lens, jax.core.Tracer) and lens.size > 0:
         values = np.asarray(lens)  # a jax.Array is copied to the host
-        if floating and not np.array_equal(values, np.floor(values)):  # NaN fails too
-            raise ValueError(f'valid_lens must hold whole numbers, got {values.tolist()}')
+        # NaN fails the test for whole numbers too
+        if floating and not np.array_equal(values, np.floor(values)):
+            raise ValueError(
+                f'valid_lens must hold whole numbers, got {values.tolist()}'
+            )
         if values.min() < 0:
-            raise ValueError(f'valid_lens must not be negative, got {values.tolist()}')
-    if isinstance(lens, np.ndarray):  # clip on the host, in int64 or float64, before JAX narrows to int32
-        return np.minimum(lens.astype(np.float64 if floating else np.int64), num_keys).astype(np.int32)
+            raise ValueError(
+                f'valid_lens must not be negative, got {values.tolist()}'
+            )
+    if isinstance(lens, np.ndarray):
+        # Clip on the host, in int64 or float64, before narrowing to int32
+        wide = lens.astype(np.float64 if floating else np.int64)
+        return np.minimum(wide, num_keys).astype(np.int32)
     return lens
 
 
 @functools.partial(jax.jit, static_argnames='num_keys')
 def _int32_lengths(lens: jax.Array, num_keys: int) -> jax.Array:
-    """Return lengths of any integer or float dtype as int32, clipped to ``num_keys`` (inf included)."""
-    if jnp.issubdtype(lens.dtype, jnp.floating):  # float32 holds every float16 and bfloat16 length exactly
-        return jnp.minimum(lens.astype(jnp.promote_types(lens.dtype, jnp.float32)), num_keys).astype(jnp.int32)
-    if jnp.iinfo(lens.dtype).max > jnp.iinfo(jnp.int32).max:  # int64 or uint32: clip before narrowing
+    """Return lengths of any integer or float dtype as int32.
+
+    They are clipped to ``num_keys`` first, so an infinite length works.
+    """
+    if jnp.issubdtype(lens.dtype, jnp.floating):
+        # float32 holds every float16 and bfloat16 length exactly
+        wide = lens.astype(jnp.promote_types(lens.dtype, jnp.float32))
+        return jnp.minimum(wide, num_keys).astype(jnp.int32)
+    if jnp.iinfo(lens.dtype).max > jnp.iinfo(jnp.int32).max:
+        # int64 or uint32: clip before narrowing. (Smaller types are not
+        # clipped in their own dtype: in uint8, a clip to 300 keys would
+        # wrap 300 around to 44.)
         lens = jnp.minimum(lens, num_keys)
-    return lens.astype(jnp.int32)  # (clipping a uint8 length to 300 keys in uint8 would wrap 300 to 44)
+    return lens.astype(jnp.int32)
 
 
-def _valid_lens_per_query(X: jax.Array, valid_lens) -> jax.Array | np.ndarray | None:
-    """Check scores ``X`` and ``valid_lens``; return the lengths ready for masking.
+def _valid_lens_per_query(
+    X: jax.Array, valid_lens
+) -> jax.Array | np.ndarray | None:
+    """Check scores ``X`` and ``valid_lens``; return lengths ready for masking.
 
-    ``None`` when ``valid_lens`` is ``None``; otherwise lengths of shape (batch size, 1, 1)
-    for one length per example or (batch size, no. of queries, 1), for ``_int32_lengths``.
+    ``None`` when ``valid_lens`` is ``None``; otherwise lengths of shape
+    (batch size, 1, 1) for one length per example or (batch size, no. of
+    queries, 1) for one per query, for ``_int32_lengths`` to convert.
     """
     if not isinstance(X, (jax.Array, np.ndarray)):
-        raise TypeError(f'X must be a jax.Array or a NumPy array, got {type(X).__name__}')
+        raise TypeError(
+            f'X must be a jax.Array or a NumPy array, got {type(X).__name__}'
+        )
     if X.ndim != 3:
-        raise ValueError('X must have shape (batch size, no. of queries, no. of keys), '
-                         f'got shape {tuple(X.shape)}')
+        raise ValueError(
+            'X must have shape (batch size, no. of queries, no. of keys), '
+            f'got shape {tuple(X.shape)}'
+        )
     if not jnp.issubdtype(X.dtype, jnp.floating):
-        raise TypeError(f'X must hold floating-point scores, got dtype {X.dtype}')
+        raise TypeError(
+            f'X must hold floating-point scores, got dtype {X.dtype}'
+        )
     if valid_lens is None:
         return None
     lens = _as_lengths(valid_lens)
     batch_size, num_queries, num_keys = X.shape
     if lens.shape not in ((batch_size,), (batch_size, num_queries)):
-        raise ValueError(f'valid_lens must have shape ({batch_size},) or ({batch_size}, {num_queries}) '
-                         f'for X of shape {tuple(X.shape)}, got shape {tuple(lens.shape)}')
+        raise ValueError(
+            f'valid_lens must have shape ({batch_size},) or '
+            f'({batch_size}, {num_queries}) for X of shape '
+            f'{tuple(X.shape)}, got shape {tuple(lens.shape)}'
+        )
     return _check_length_values(lens, num_keys).reshape(batch_size, -1, 1)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell masked-softmax-jax
-# ---- section: Masked Softmax Operation (sec_attention-scoring-functions)
-def masked_softmax(X: jax.Array, valid_lens: jax.Array | None) -> jax.Array:
-    """Softmax over the last axis of ``X`` that gives no weight to keys past the valid length.
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell masked-softmax-jax
+# ---- section: The Library's Masked Softmax (subsec_library-masked-softmax)
+def masked_softmax(
+    X: jax.Array, valid_lens: jax.Array | None
+) -> jax.Array:
+    """Softmax over the last axis of ``X``, with no weight past valid lengths.
 
-    Works inside ``jax.jit`` and under ``jax.grad``; shapes and dtypes are checked while
-    tracing, the values of the lengths only when they are concrete.
+    Works inside ``jax.jit`` and under ``jax.grad``; shapes and dtypes are
+    checked while tracing, the values of the lengths only when they are
+    concrete.
 
     Args:
-        X: scores of shape (batch size, no. of queries, no. of keys), any floating dtype.
-        valid_lens: ``None`` (no masking), or valid lengths of shape (batch size,) or
-            (batch size, no. of queries); whole numbers, as an integer or float array or a list.
-            A length of 0 gives an all-zero row; a length >= no. of keys masks nothing.
+        X: scores of shape (batch size, no. of queries, no. of keys), of any
+            floating dtype.
+        valid_lens: ``None`` (no masking), or valid lengths of shape
+            (batch size,) or (batch size, no. of queries); whole numbers, as
+            an integer or float array or a list. A length of 0 gives an
+            all-zero row; a length >= no. of keys masks nothing.
 
     Returns:
         Attention weights with the shape and dtype of ``X``.
@@ -236,171 +346,263 @@ def masked_softmax(X: jax.Array, valid_lens: jax.Array | None) -> jax.Array:
     return _masked_softmax(jnp.asarray(X), lens)
 
 
-@jax.jit  # one compiled computation per shape and dtype, rather than one per operation
+@jax.jit  # one compiled computation, rather than one per operation
 def _masked_softmax(X: jax.Array, lens: jax.Array) -> jax.Array:
-    """The masking of ``masked_softmax``, for checked lengths of shape (batch size, 1 or no. of queries, 1)."""
-    # padding[b, i, j] is True where key j lies past the valid length. With one length per
-    # example it has shape (batch size, 1, no. of keys) and broadcasts over the queries.
-    padding = jnp.arange(X.shape[-1]) >= _int32_lengths(lens, num_keys=X.shape[-1])
-    lowest = jnp.finfo(X.dtype).min  # the most negative finite score X's dtype can hold
+    """The masking of ``masked_softmax``, for checked lengths.
+
+    ``lens`` has shape (batch size, 1, 1) or (batch size, no. of queries, 1).
+    """
+    # padding[b, i, j] is True where key j lies past the valid length. With
+    # one length per example it has shape (batch size, 1, no. of keys) and
+    # broadcasts over the queries.
+    num_keys = X.shape[-1]
+    padding = jnp.arange(num_keys) >= _int32_lengths(lens, num_keys=num_keys)
+    # The most negative finite score that X's dtype can hold
+    lowest = jnp.finfo(X.dtype).min
     weights = jax.nn.softmax(jnp.where(padding, lowest, X), axis=-1)
-    return jnp.where(padding, 0.0, weights)  # exact zeros past the length, also for length 0
+    # Exact zeros past the valid length, also for a length of 0
+    return jnp.where(padding, 0.0, weights)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell attention-inputs-helper-jax
-# ---- section: Scaled Dot Product Attention (sec_attention-scoring-functions)
-def _check_attention_inputs(queries: jax.Array, keys: jax.Array, values: jax.Array,
-                            same_length: bool) -> None:
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell attention-inputs-helper-jax
+# ---- section: The Library's Attention Layers (subsec_library-layers)
+def _check_attention_inputs(
+    queries: jax.Array,
+    keys: jax.Array,
+    values: jax.Array,
+    same_length: bool,
+) -> None:
     """Raise a clear error unless queries, keys and values fit together."""
     for name, x in (('queries', queries), ('keys', keys), ('values', values)):
         if not isinstance(x, (jax.Array, np.ndarray)):
-            raise TypeError(f'{name} must be a jax.Array or a NumPy array, got {type(x).__name__}')
+            raise TypeError(
+                f'{name} must be a jax.Array or a NumPy array, '
+                f'got {type(x).__name__}'
+            )
         if x.ndim != 3:
-            raise ValueError(f'{name} must have shape (batch size, no. of {name}, length), '
-                             f'got shape {tuple(x.shape)}')
-    shapes = f'queries {tuple(queries.shape)}, keys {tuple(keys.shape)}, values {tuple(values.shape)}'
+            raise ValueError(
+                f'{name} must have shape (batch size, no. of {name}, '
+                f'length), got shape {tuple(x.shape)}'
+            )
+    shapes = (
+        f'queries {tuple(queries.shape)}, keys {tuple(keys.shape)}, '
+        f'values {tuple(values.shape)}'
+    )
     if not queries.shape[0] == keys.shape[0] == values.shape[0]:
-        raise ValueError(f'queries, keys and values must have the same batch size, got {shapes}')
+        raise ValueError(
+            'queries, keys and values must have the same batch size, '
+            f'got {shapes}'
+        )
     if keys.shape[1] != values.shape[1]:
-        raise ValueError(f'keys and values must have the same number of key-value pairs, got {shapes}')
+        raise ValueError(
+            'keys and values must have the same number of key-value '
+            f'pairs, got {shapes}'
+        )
     if same_length and queries.shape[2] != keys.shape[2]:
-        raise ValueError('queries and keys must have the same length d for a dot product, got '
-                         f'{shapes}; use AdditiveAttention for different lengths')
+        raise ValueError(
+            'queries and keys must have the same length d for a dot '
+            f'product, got {shapes}; use AdditiveAttention for different '
+            'lengths'
+        )
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell dot-product-attention-jax
-# ---- section: Scaled Dot Product Attention (sec_attention-scoring-functions)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell dot-product-attention-jax
+# ---- section: The Library's Attention Layers (subsec_library-layers)
 class DotProductAttention(nn.Module):
     """Scaled dot product attention, with dropout on the attention weights.
 
-    Shapes: queries (batch size, no. of queries, d), keys (batch size, no. of
-    key-value pairs, d), values (batch size, no. of key-value pairs, value
-    length), valid_lens ``None``, (batch size,) or (batch size, no. of queries).
-    Returns ``(output, attention_weights)``: the output has shape (batch size,
-    no. of queries, value length), the weights (before dropout) have shape
-    (batch size, no. of queries, no. of key-value pairs). Dropout acts only when
-    ``training`` is True; it then needs a ``'dropout'`` PRNG key.
+    Shapes: queries (batch size, no. of queries, d), keys (batch size, no.
+    of key-value pairs, d), values (batch size, no. of key-value pairs,
+    value length), valid_lens ``None``, (batch size,) or (batch size, no. of
+    queries). Returns ``(output, attention_weights)``: the output has shape
+    (batch size, no. of queries, value length), the weights (before
+    dropout) have shape (batch size, no. of queries, no. of key-value
+    pairs). Dropout acts only when ``training`` is True; it then needs a
+    ``'dropout'`` PRNG key.
     """
+
     dropout: float
 
     @nn.compact
-    def __call__(self, queries: jax.Array, keys: jax.Array, values: jax.Array,
-                 valid_lens: jax.Array | None = None, training: bool = False) -> tuple[jax.Array, jax.Array]:
+    def __call__(
+        self,
+        queries: jax.Array,
+        keys: jax.Array,
+        values: jax.Array,
+        valid_lens: jax.Array | None = None,
+        training: bool = False,
+    ) -> tuple[jax.Array, jax.Array]:
         _check_attention_inputs(queries, keys, values, same_length=True)
         d = queries.shape[-1]
-        # Swap the last two axes of keys: (batch, d, pairs), so the product is (batch, queries, pairs).
+        # Swap the last two axes of keys: (batch, d, pairs), so that the
+        # product has shape (batch, queries, pairs).
         scores = jnp.matmul(queries, jnp.swapaxes(keys, 1, 2)) / math.sqrt(d)
         attention_weights = masked_softmax(scores, valid_lens)
-        dropped = nn.Dropout(self.dropout, deterministic=not training)(attention_weights)
+        dropout = nn.Dropout(self.dropout, deterministic=not training)
+        dropped = dropout(attention_weights)
         return jnp.matmul(dropped, values), attention_weights
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell additive-attention-jax
-# ---- section: Additive Attention (subsec_additive-attention)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell additive-attention-jax
+# ---- section: The Library's Attention Layers (subsec_library-layers)
 class AdditiveAttention(nn.Module):
-    """Additive attention: scores ``w_v^T tanh(W_q q + W_k k)``, then a masked softmax.
+    """Additive attention: scores w_v^T tanh(W_q q + W_k k), masked softmax.
 
     Queries (batch size, no. of queries, query length) and keys (batch size,
     no. of key-value pairs, key length) may have different lengths; values,
-    valid_lens, ``training`` and the returned ``(output, attention_weights)`` are
-    as for ``DotProductAttention``.
+    valid_lens, ``training`` and the returned ``(output,
+    attention_weights)`` are as for ``DotProductAttention``.
     """
+
     num_hiddens: int
     dropout: float
 
     @nn.compact
-    def __call__(self, queries: jax.Array, keys: jax.Array, values: jax.Array,
-                 valid_lens: jax.Array | None = None, training: bool = False) -> tuple[jax.Array, jax.Array]:
+    def __call__(
+        self,
+        queries: jax.Array,
+        keys: jax.Array,
+        values: jax.Array,
+        valid_lens: jax.Array | None = None,
+        training: bool = False,
+    ) -> tuple[jax.Array, jax.Array]:
         _check_attention_inputs(queries, keys, values, same_length=False)
-        queries = nn.Dense(self.num_hiddens, use_bias=False, name='W_q')(queries)
-        keys = nn.Dense(self.num_hiddens, use_bias=False, name='W_k')(keys)
-        # (batch, queries, 1, h) + (batch, 1, pairs, h) -> (batch, queries, pairs, h)
+        W_q = nn.Dense(self.num_hiddens, use_bias=False, name='W_q')
+        W_k = nn.Dense(self.num_hiddens, use_bias=False, name='W_k')
+        queries, keys = W_q(queries), W_k(keys)
+        # (batch, queries, 1, h) + (batch, 1, pairs, h) gives (batch,
+        # queries, pairs, h)
         features = jnp.tanh(queries[:, :, None, :] + keys[:, None, :, :])
-        # w_v maps each h-vector to one score; drop the last axis of size 1.
-        scores = nn.Dense(1, use_bias=False, name='w_v')(features).squeeze(-1)
+        # w_v maps each h-vector to one score; drop the last axis, of size 1
+        w_v = nn.Dense(1, use_bias=False, name='w_v')
+        scores = w_v(features).squeeze(-1)
         attention_weights = masked_softmax(scores, valid_lens)
-        dropped = nn.Dropout(self.dropout, deterministic=not training)(attention_weights)
+        dropout = nn.Dropout(self.dropout, deterministic=not training)
+        dropped = dropout(attention_weights)
         return jnp.matmul(dropped, values), attention_weights
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell mask-from-valid-lens-jax
-# ---- section: Going Further (sec_attention-scoring-functions)
-def mask_from_valid_lens(valid_lens, num_queries: int, num_keys: int) -> jax.Array:
-    """Boolean attention mask that is True where a key lies within the valid length.
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell mask-from-valid-lens-jax
+# ---- section: Built-in Attention Functions and Fused Kernels (subsec_builtin-attention)
+def mask_from_valid_lens(
+    valid_lens, num_queries: int, num_keys: int
+) -> jax.Array:
+    """Boolean attention mask, True where a key lies within the valid length.
 
     Args:
         valid_lens: whole, non-negative lengths of shape (batch size,) or
-            (batch size, num_queries), as an integer or float array or a list.
+            (batch size, num_queries), as an integer or float array or a
+            list.
         num_queries: the number of queries per example.
         num_keys: the number of keys per example.
 
     Returns:
-        A bool array of shape (batch size, num_queries, num_keys); with a heads axis,
-        ``mask[:, None]``, it is the ``mask`` of ``jax.nn.dot_product_attention``.
+        A bool array of shape (batch size, num_queries, num_keys); with a
+        heads axis, ``mask[:, None]``, it is the ``mask`` of
+        ``jax.nn.dot_product_attention``.
     """
     lens = _as_lengths(valid_lens)
-    if lens.ndim not in (1, 2) or (lens.ndim == 2 and lens.shape[1] != num_queries):
-        raise ValueError(f'valid_lens must have shape (batch size,) or (batch size, {num_queries}), '
-                         f'got shape {tuple(lens.shape)}')
-    lens = _int32_lengths(_check_length_values(lens, num_keys), num_keys=num_keys).reshape(lens.shape[0], -1)
-    lens = jnp.broadcast_to(lens, (lens.shape[0], num_queries))  # (batch size, num_queries)
+    if lens.ndim not in (1, 2) or (
+        lens.ndim == 2 and lens.shape[1] != num_queries
+    ):
+        raise ValueError(
+            'valid_lens must have shape (batch size,) or '
+            f'(batch size, {num_queries}), got shape {tuple(lens.shape)}'
+        )
+    batch_size = lens.shape[0]
+    lens = _check_length_values(lens, num_keys)
+    lens = _int32_lengths(lens, num_keys=num_keys).reshape(batch_size, -1)
+    # (batch size, num_queries)
+    lens = jnp.broadcast_to(lens, (batch_size, num_queries))
     return jnp.arange(num_keys) < lens[:, :, None]
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell solution-1-code-jax
-# ---- section: Exercises (sec_attention-scoring-functions)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell distance-attention-jax
+# ---- section: The Exercise Solutions in the Library (subsec_library-solutions)
 class DistanceAttention(DotProductAttention):
-    """Distance-based (Gaussian kernel) attention: scores ``-||q - k||^2 / (2 sqrt(d))``.
+    """Distance-based (Gaussian kernel) attention.
 
-    Computed as ``(q^T k - ||k||^2 / 2) / sqrt(d)``: the ``||q||^2`` term is the same
-    for every key and cancels in the softmax, so only the keys' squared norms are
-    needed. Arguments, shapes and the returned ``(output, attention_weights)`` are as
-    for ``DotProductAttention``.
+    Scores ``-||q - k||^2 / (2 sqrt(d))``, computed as ``(q^T k - ||k||^2 /
+    2) / sqrt(d)``: the ``||q||^2`` term is the same for every key and
+    cancels in the softmax, so only the keys' squared norms are needed.
+    Arguments, shapes and the returned ``(output, attention_weights)`` are
+    as for ``DotProductAttention``.
     """
 
     @nn.compact
-    def __call__(self, queries: jax.Array, keys: jax.Array, values: jax.Array,
-                 valid_lens: jax.Array | None = None, training: bool = False) -> tuple[jax.Array, jax.Array]:
+    def __call__(
+        self,
+        queries: jax.Array,
+        keys: jax.Array,
+        values: jax.Array,
+        valid_lens: jax.Array | None = None,
+        training: bool = False,
+    ) -> tuple[jax.Array, jax.Array]:
         _check_attention_inputs(queries, keys, values, same_length=True)
         d = queries.shape[-1]
-        # One squared norm per key, shaped (batch, 1, pairs) to broadcast over the queries.
+        # One squared norm per key, shaped (batch, 1, pairs) to broadcast
+        # over the queries
         half_sq_norms = 0.5 * jnp.sum(keys * keys, axis=-1)[:, None, :]
-        scores = (jnp.matmul(queries, jnp.swapaxes(keys, 1, 2)) - half_sq_norms) / math.sqrt(d)
+        products = jnp.matmul(queries, jnp.swapaxes(keys, 1, 2))
+        scores = (products - half_sq_norms) / math.sqrt(d)
         attention_weights = masked_softmax(scores, valid_lens)
-        dropped = nn.Dropout(self.dropout, deterministic=not training)(attention_weights)
+        dropout = nn.Dropout(self.dropout, deterministic=not training)
+        dropped = dropout(attention_weights)
         return jnp.matmul(dropped, values), attention_weights
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell solution-2-code-jax
-# ---- section: Exercises (sec_attention-scoring-functions)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell bilinear-attention-jax
+# ---- section: The Exercise Solutions in the Library (subsec_library-solutions)
 class BilinearAttention(DotProductAttention):
-    """Bilinear attention: scores ``q^T M k / sqrt(query_size)``, for queries and keys of different lengths.
+    """Bilinear attention, for queries and keys of different lengths.
 
-    ``M`` (query_size x key_size) is applied by the bias-free dense layer ``M``, whose
-    kernel of shape (key_size, query_size) is ``M`` transposed; it maps each key into
-    the query space, and dot product attention does the rest. Shapes are as for
-    ``DotProductAttention``, except that the queries have length ``query_size`` and
-    the keys length ``key_size``.
+    Scores ``q^T M k / sqrt(query_size)``. ``M`` (query_size x key_size) is
+    applied by the bias-free dense layer ``M``, whose kernel of shape
+    (key_size, query_size) is ``M`` transposed; it maps each key into the
+    query space, and dot product attention does the rest. Shapes are as for
+    ``DotProductAttention``, except that the queries have length
+    ``query_size`` and the keys length ``key_size``.
     """
+
     query_size: int
     key_size: int
 
     @nn.compact
-    def __call__(self, queries: jax.Array, keys: jax.Array, values: jax.Array,
-                 valid_lens: jax.Array | None = None, training: bool = False) -> tuple[jax.Array, jax.Array]:
+    def __call__(
+        self,
+        queries: jax.Array,
+        keys: jax.Array,
+        values: jax.Array,
+        valid_lens: jax.Array | None = None,
+        training: bool = False,
+    ) -> tuple[jax.Array, jax.Array]:
         _check_attention_inputs(queries, keys, values, same_length=False)
-        if queries.shape[-1] != self.query_size or keys.shape[-1] != self.key_size:
-            raise ValueError(f'expected queries of length {self.query_size} and keys of length '
-                             f'{self.key_size}, got queries {tuple(queries.shape)}, keys {tuple(keys.shape)}')
-        mapped_keys = nn.Dense(self.query_size, use_bias=False, name='M')(keys)
-        return super().__call__(queries, mapped_keys, values, valid_lens, training)
+        if (
+            queries.shape[-1] != self.query_size
+            or keys.shape[-1] != self.key_size
+        ):
+            raise ValueError(
+                f'expected queries of length {self.query_size} and keys of '
+                f'length {self.key_size}, got queries '
+                f'{tuple(queries.shape)}, keys {tuple(keys.shape)}'
+            )
+        M = nn.Dense(self.query_size, use_bias=False, name='M')
+        return super().__call__(
+            queries, M(keys), values, valid_lens, training
+        )
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell solution-3-code
-# ---- section: Exercises (sec_attention-scoring-functions)
-def attention_cost(n: int, m: int, d: int, v: int, batch_size: int = 1,
-                   bytes_per_number: int = 4) -> dict[str, int]:
-    """FLOPs and memory traffic of scaled dot product attention, softmax(Q K^T / sqrt(d)) V.
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell attention-cost
+# ---- section: The Cost of Attention (subsec_attention-cost)
+def attention_cost(
+    n: int,
+    m: int,
+    d: int,
+    v: int,
+    batch_size: int = 1,
+    bytes_per_number: int = 4,
+) -> dict[str, int]:
+    """FLOPs and memory traffic of softmax(Q K^T / sqrt(d)) V.
 
     Args:
         n: number of queries per example.
@@ -411,21 +613,33 @@ def attention_cost(n: int, m: int, d: int, v: int, batch_size: int = 1,
         bytes_per_number: 4 for float32, 2 for float16 or bfloat16.
 
     Returns:
-        ``flops``: ``2nm(d + v) + 6nm`` per example (a multiply-add counts as two);
-        ``bytes``: bytes moved by an unfused implementation, which writes the n x m
-        scores and weights to memory and reads them back:
+        ``flops``: ``2nm(d + v) + 6nm`` per example (a multiply-add counts
+        as two FLOPs);
+        ``bytes``: bytes moved by an unfused implementation, which writes
+        the n x m scores and weights to memory and reads them back:
         ``nd + md + 4nm + mv + nv`` numbers per example;
-        ``bytes_fused``: bytes moved by a fused kernel that reads Q, K and V once,
-        ``nd + md + mv + nv`` numbers (one that re-reads K and V for each block of
-        queries moves more).
+        ``bytes_fused``: bytes moved by a fused kernel that reads Q, K and
+        V once, ``nd + md + mv + nv`` numbers (one that reads K and V again
+        for each block of queries moves more).
     """
-    sizes = {'n': n, 'm': m, 'd': d, 'v': v, 'batch_size': batch_size, 'bytes_per_number': bytes_per_number}
+    sizes = {
+        'n': n,
+        'm': m,
+        'd': d,
+        'v': v,
+        'batch_size': batch_size,
+        'bytes_per_number': bytes_per_number,
+    }
     for name, size in sizes.items():
         if isinstance(size, bool) or not isinstance(size, int):
-            raise TypeError(f'{name} must be an int, got {type(size).__name__}')
+            raise TypeError(
+                f'{name} must be an int, got {type(size).__name__}'
+            )
         if size < 1:
             raise ValueError(f'{name} must be at least 1, got {size}')
     io = n * d + m * d + m * v + n * v  # read Q, K, V; write the output
-    return {'flops': batch_size * (2 * n * m * (d + v) + 6 * n * m),
-            'bytes': batch_size * bytes_per_number * (io + 4 * n * m),
-            'bytes_fused': batch_size * bytes_per_number * io}
+    return {
+        'flops': batch_size * (2 * n * m * (d + v) + 6 * n * m),
+        'bytes': batch_size * bytes_per_number * (io + 4 * n * m),
+        'bytes_fused': batch_size * bytes_per_number * io,
+    }

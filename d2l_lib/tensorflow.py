@@ -33,19 +33,25 @@ __all__ = [
 def check_shape(a: tf.Tensor, shape) -> None:
     """Raise ValueError unless tensor ``a`` has exactly the shape ``shape``.
 
-    Inside ``tf.function`` the check compares static shapes, in which a size that is
-    not known while tracing is ``None``.
+    Inside ``tf.function`` the check compares static shapes, in which a size
+    that is not known while tracing is ``None``.
 
     Args:
-        a: the tensor to check (a ``tf.Tensor``, a ``tf.Variable`` or a NumPy array).
+        a: the tensor to check (a ``tf.Tensor``, a ``tf.Variable`` or a
+            NumPy array).
         shape: the expected shape, as a tuple, a list or a ``tf.TensorShape``.
     """
     if not isinstance(shape, (tuple, list, tf.TensorShape)):
-        raise TypeError(f'shape must be a tuple, list or tf.TensorShape, got {type(shape).__name__}')
+        raise TypeError(
+            'shape must be a tuple, list or tf.TensorShape, '
+            f'got {type(shape).__name__}'
+        )
     expected = tuple(shape)
     actual = tf.TensorShape(a.shape)  # prints like a tuple: (2, 3)
     if actual.rank is None or tuple(actual) != expected:
-        raise ValueError(f'expected a tensor of shape {expected}, got shape {actual}')
+        raise ValueError(
+            f'expected a tensor of shape {expected}, got shape {actual}'
+        )
 
 
 # ---- from chapters/en/preliminaries.ipynb, cell aliases-tf
@@ -59,141 +65,224 @@ reshape = tf.reshape
 # ---- from chapters/en/preliminaries.ipynb, cell show-heatmaps-tf
 # ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
 def _heatmap_grid(matrices) -> np.ndarray:
-    """Return ``matrices`` as a 4-D float array (grid rows, grid columns, queries, keys)."""
+    """Return ``matrices`` as a 4-D float array.
+
+    Its axes are (grid rows, grid columns, queries, keys).
+    """
     if tf.is_tensor(matrices):  # NumPy has no bfloat16, so go through float32
         matrices = tf.cast(matrices, tf.float32).numpy()
     grid = np.asarray(matrices, dtype=float)
     if grid.ndim not in (2, 3, 4):
-        raise ValueError('matrices must have shape (queries, keys), (panels, queries, keys) or '
-                         f'(grid rows, grid columns, queries, keys), got shape {grid.shape}')
+        raise ValueError(
+            'matrices must have shape (queries, keys), '
+            '(panels, queries, keys) or '
+            '(grid rows, grid columns, queries, keys), '
+            f'got shape {grid.shape}'
+        )
     return grid.reshape((1,) * (4 - grid.ndim) + grid.shape)
 
 
 # ---- from chapters/en/preliminaries.ipynb, cell show-heatmaps-all
 # ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
-def show_heatmaps(matrices, xlabel: str, ylabel: str, titles=None,
-                  figsize=(2.5, 2.5), cmap: str = 'Reds') -> plt.Figure:
-    """Draw a grid of heatmaps, one per (queries, keys) matrix, and return the figure.
+def show_heatmaps(
+    matrices,
+    xlabel: str,
+    ylabel: str,
+    titles=None,
+    figsize=(2.5, 2.5),
+    cmap: str = 'Reds',
+) -> plt.Figure:
+    """Draw a grid of heatmaps, one per (queries, keys) matrix.
 
     Args:
-        matrices: a tensor or array of shape (grid rows, grid columns, queries,
-            keys); (panels, queries, keys) and (queries, keys) are drawn as one row.
+        matrices: a tensor or array of shape (grid rows, grid columns,
+            queries, keys); (panels, queries, keys) and (queries, keys) are
+            drawn as one row.
         xlabel: label under the bottom row of panels.
         ylabel: label left of the first column of panels.
         titles: optional titles, one per column of panels.
         figsize: size of the figure in inches.
         cmap: a matplotlib colormap name.
+
+    Returns:
+        The figure.
     """
     grid = _heatmap_grid(matrices)
     num_rows, num_cols = grid.shape[:2]
     if titles is not None and len(titles) != num_cols:
-        raise ValueError(f'titles must have one entry per column of panels ({num_cols}), got {len(titles)}')
-    fig, axes = plt.subplots(num_rows, num_cols, figsize=figsize, sharex=True, sharey=True, squeeze=False)
-    vmin, vmax = grid.min(), grid.max()  # one color scale for every panel, as the single colorbar shows
+        raise ValueError(
+            'titles must have one entry per column of panels '
+            f'({num_cols}), got {len(titles)}'
+        )
+    fig, axes = plt.subplots(
+        num_rows,
+        num_cols,
+        figsize=figsize,
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+    )
+    # one color scale for every panel, as the single colorbar shows
+    vmin, vmax = grid.min(), grid.max()
     for i in range(num_rows):
         for j in range(num_cols):
-            image = axes[i, j].imshow(grid[i, j], cmap=cmap, vmin=vmin, vmax=vmax)
+            ax = axes[i, j]
+            image = ax.imshow(grid[i, j], cmap=cmap, vmin=vmin, vmax=vmax)
             if i == num_rows - 1:
-                axes[i, j].set_xlabel(xlabel)
+                ax.set_xlabel(xlabel)
             if j == 0:
-                axes[i, j].set_ylabel(ylabel)
+                ax.set_ylabel(ylabel)
             if titles is not None:
-                axes[i, j].set_title(titles[j])
+                ax.set_title(titles[j])
     fig.colorbar(image, ax=axes, shrink=0.6)
     description = _heatmap_description(grid)
-    # IPython shows the image and keeps this beside it; the book reads it for the alt text
-    fig._repr_mimebundle_ = lambda include=None, exclude=None: {  # type: ignore[attr-defined]
-        'application/vnd.d2l.heatmaps+json': description}
+
+    # IPython shows the image and keeps this description beside it; the
+    # book reads the description for the image's text alternative
+    def mimebundle(include=None, exclude=None) -> dict:
+        return {'application/vnd.d2l.heatmaps+json': description}
+
+    fig._repr_mimebundle_ = mimebundle  # type: ignore[attr-defined]
     return fig
 
 
 # ---- from chapters/en/preliminaries.ipynb, cell heatmap-description
 # ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
 def _heatmap_description(grid: np.ndarray) -> dict:
-    """Describe which weights of a 4-D ``grid`` are non-zero, for the text alternative of its figure.
+    """Describe which weights of a 4-D ``grid`` are non-zero.
 
-    For each panel and query: the keys of non-zero weight as 1-based inclusive ranges
-    [first, last], e.g. ``[[1, 2]]`` for a query that attends to keys 1 and 2 only.
+    The description serves the text alternative of the grid's figure. For
+    each panel and query it lists the keys of non-zero weight as 1-based
+    inclusive ranges [first, last], e.g. ``[[1, 2]]`` for a query that
+    attends to keys 1 and 2 only.
     """
+
     def key_ranges(weights: np.ndarray) -> list:
-        keys = np.flatnonzero(weights) + 1  # 1-based numbers of the keys of non-zero weight
+        # the 1-based numbers of the keys of non-zero weight
+        keys = np.flatnonzero(weights) + 1
         ends = np.flatnonzero(np.diff(keys) > 1)  # where one run of keys ends
         firsts = np.concatenate((keys[:1], keys[ends + 1]))
         lasts = np.concatenate((keys[ends], keys[-1:]))
         return [[int(first), int(last)] for first, last in zip(firsts, lasts)]
 
     rows, cols, queries, keys = grid.shape
-    return {'version': 1, 'grid': [rows, cols], 'queries': queries, 'keys': keys,
-            'panels': [[[key_ranges(query) for query in panel] for panel in row] for row in grid]}
+    return {
+        'version': 1,
+        'grid': [rows, cols],
+        'queries': queries,
+        'keys': keys,
+        'panels': [
+            [[key_ranges(query) for query in panel] for panel in row]
+            for row in grid
+        ],
+    }
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell valid-lens-helper-tf
-# ---- section: Masked Softmax Operation (sec_attention-scoring-functions)
-def _int64_lengths(lens: tf.Tensor, num_keys: int | tf.Tensor) -> tf.Tensor:
-    """Check that the lengths ``lens`` are whole and not negative; return them as int64.
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell valid-lens-helper-tf
+# ---- section: The Library's Masked Softmax (subsec_library-masked-softmax)
+def _int64_lengths(
+    lens: tf.Tensor, num_keys: int | tf.Tensor
+) -> tf.Tensor:
+    """Check that ``lens`` are whole and not negative; return them as int64.
 
-    Float lengths are first clipped to ``num_keys`` (a float ``inf`` masks nothing).
+    Float lengths are first clipped to ``num_keys`` (a float ``inf`` masks
+    nothing).
     """
-    # Known values (always in eager mode; constants inside tf.function) are checked here,
-    # in Python, and raise ValueError. Values computed inside a tf.function exist only when
-    # it runs: tf.debugging assertions check them then (and raise InvalidArgumentError).
+    # Known values (always in eager mode; constants inside tf.function) are
+    # checked here, in Python, and raise ValueError. Values computed inside
+    # a tf.function exist only when it runs: tf.debugging assertions check
+    # them then (and raise InvalidArgumentError).
     known = tf.get_static_value(lens)
+    floating = lens.dtype.is_floating
     if known is not None:
-        values = known.astype(np.float64) if lens.dtype.is_floating else known
-        if lens.dtype.is_floating and not np.array_equal(values, np.floor(values)):  # NaN is not whole
-            raise ValueError(f'valid_lens must hold whole numbers, got {values.tolist()}')
+        values = known.astype(np.float64) if floating else known
+        # NaN fails the test for whole numbers too
+        if floating and not np.array_equal(values, np.floor(values)):
+            raise ValueError(
+                f'valid_lens must hold whole numbers, got {values.tolist()}'
+            )
         if values.size > 0 and values.min() < 0:
-            raise ValueError(f'valid_lens must not be negative, got {values.tolist()}')
+            raise ValueError(
+                f'valid_lens must not be negative, got {values.tolist()}'
+            )
     else:
-        if lens.dtype.is_floating:
-            tf.debugging.assert_equal(lens, tf.floor(lens), message='valid_lens must hold whole numbers')
-        tf.debugging.assert_non_negative(lens, message='valid_lens must not be negative')
-    if lens.dtype.is_floating:  # old D2L code passes float lengths; clip in float64, where they are exact
-        lens = tf.minimum(tf.cast(lens, tf.float64), tf.cast(num_keys, tf.float64))
-    # int64 whatever the caller's dtype: float16 and bfloat16 cannot count every key exactly.
+        if floating:
+            tf.debugging.assert_equal(
+                lens,
+                tf.floor(lens),
+                message='valid_lens must hold whole numbers',
+            )
+        tf.debugging.assert_non_negative(
+            lens, message='valid_lens must not be negative'
+        )
+    if floating:
+        # Old D2L code passes float lengths; clip them in float64, where
+        # they are exact.
+        lens = tf.minimum(
+            tf.cast(lens, tf.float64), tf.cast(num_keys, tf.float64)
+        )
+    # int64 whatever the caller's dtype: float16 and bfloat16 cannot count
+    # every key exactly.
     return tf.cast(lens, tf.int64)
 
 
-def _valid_lens_per_query(X: tf.Tensor, valid_lens) -> tf.Tensor | None:
-    """Check scores ``X`` and ``valid_lens``; return the lengths ready for masking.
+def _valid_lens_per_query(
+    X: tf.Tensor, valid_lens
+) -> tf.Tensor | None:
+    """Check scores ``X`` and ``valid_lens``; return lengths ready for masking.
 
-    ``None`` when ``valid_lens`` is ``None``; otherwise int64 lengths of shape
-    (batch size, 1, 1) for one length per example or (batch size, no. of queries, 1).
-    Shapes are checked on the static shapes, so also while ``tf.function`` traces;
-    a size unknown there (``None``) matches any size.
+    ``None`` when ``valid_lens`` is ``None``; otherwise int64 lengths of
+    shape (batch size, 1, 1) for one length per example or (batch size, no.
+    of queries, 1) for one per query. Shapes are checked on the static
+    shapes, so also while ``tf.function`` traces; a size unknown there
+    (``None``) matches any size.
     """
     if not tf.is_tensor(X):
         raise TypeError(f'X must be a tf.Tensor, got {type(X).__name__}')
     if X.shape.rank != 3:
-        raise ValueError('X must have shape (batch size, no. of queries, no. of keys), '
-                         f'got shape {X.shape}')
+        raise ValueError(
+            'X must have shape (batch size, no. of queries, no. of keys), '
+            f'got shape {X.shape}'
+        )
     if not X.dtype.is_floating:
-        raise TypeError(f'X must hold floating-point scores, got dtype {X.dtype.name}')
+        raise TypeError(
+            f'X must hold floating-point scores, got dtype {X.dtype.name}'
+        )
     if valid_lens is None:
         return None
-    lens = tf.convert_to_tensor(valid_lens)  # a tensor stays as it is; a list or an array becomes one
+    # A tensor stays as it is; a list or an array becomes one
+    lens = tf.convert_to_tensor(valid_lens)
     if not (lens.dtype.is_integer or lens.dtype.is_floating):
-        raise TypeError(f'valid_lens must hold integer lengths, got dtype {lens.dtype.name}')
+        raise TypeError(
+            'valid_lens must hold integer lengths, '
+            f'got dtype {lens.dtype.name}'
+        )
     batch_size, num_queries, _ = X.shape
     rank = lens.shape.rank
-    if rank not in (1, 2) or not lens.shape.is_compatible_with(X.shape[:rank]):
-        raise ValueError(f'valid_lens must have shape ({batch_size},) or ({batch_size}, {num_queries}) '
-                         f'for X of shape {X.shape}, got shape {lens.shape}')
+    fits = rank in (1, 2) and lens.shape.is_compatible_with(X.shape[:rank])
+    if not fits:
+        raise ValueError(
+            f'valid_lens must have shape ({batch_size},) or '
+            f'({batch_size}, {num_queries}) for X of shape {X.shape}, '
+            f'got shape {lens.shape}'
+        )
     lens = _int64_lengths(lens, tf.shape(X, out_type=tf.int64)[-1])
     return lens[:, None, None] if rank == 1 else lens[:, :, None]
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell masked-softmax-tf
-# ---- section: Masked Softmax Operation (sec_attention-scoring-functions)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell masked-softmax-tf
+# ---- section: The Library's Masked Softmax (subsec_library-masked-softmax)
 def masked_softmax(X: tf.Tensor, valid_lens) -> tf.Tensor:
-    """Softmax over the last axis of ``X`` that gives no weight to keys past the valid length.
+    """Softmax over the last axis of ``X``, with no weight past valid lengths.
 
     Args:
-        X: scores of shape (batch size, no. of queries, no. of keys), any floating dtype.
-        valid_lens: ``None`` (no masking), or valid lengths of shape (batch size,) or
-            (batch size, no. of queries); whole numbers, as an integer or float tensor
-            (or a list or NumPy array). A length of 0 gives an all-zero row; a length
-            >= no. of keys masks nothing.
+        X: scores of shape (batch size, no. of queries, no. of keys), of any
+            floating dtype.
+        valid_lens: ``None`` (no masking), or valid lengths of shape
+            (batch size,) or (batch size, no. of queries); whole numbers, as
+            an integer or float tensor (or a list or NumPy array). A length
+            of 0 gives an all-zero row; a length >= no. of keys masks
+            nothing.
 
     Returns:
         Attention weights with the shape and dtype of ``X``.
@@ -201,199 +290,319 @@ def masked_softmax(X: tf.Tensor, valid_lens) -> tf.Tensor:
     lens = _valid_lens_per_query(X, valid_lens)
     if lens is None:
         return tf.nn.softmax(X, axis=-1)
-    # padding[b, i, j] is True where key j lies past the valid length. With one length per
-    # example it has shape (batch size, 1, no. of keys) and broadcasts over the queries.
+    # padding[b, i, j] is True where key j lies past the valid length. With
+    # one length per example it has shape (batch size, 1, no. of keys) and
+    # broadcasts over the queries.
     padding = tf.range(tf.shape(X, out_type=tf.int64)[-1]) >= lens
-    lowest = tf.constant(X.dtype.min, dtype=X.dtype)  # the most negative finite score X's dtype can hold
+    # The most negative finite score that X's dtype can hold
+    lowest = tf.constant(X.dtype.min, dtype=X.dtype)
     weights = tf.nn.softmax(tf.where(padding, lowest, X), axis=-1)
-    return tf.where(padding, tf.zeros_like(weights), weights)  # exact zeros past the valid length
+    # Exact zeros past the valid length, also for a length of 0
+    return tf.where(padding, tf.zeros_like(weights), weights)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell attention-inputs-helper-tf
-# ---- section: Scaled Dot Product Attention (sec_attention-scoring-functions)
-def _check_attention_inputs(queries: tf.Tensor, keys: tf.Tensor, values: tf.Tensor,
-                            same_length: bool, dtype) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-    """Raise a clear error unless queries, keys and values fit together; return them in ``dtype``.
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell attention-inputs-helper-tf
+# ---- section: The Library's Attention Layers (subsec_library-layers)
+def _check_attention_inputs(
+    queries: tf.Tensor,
+    keys: tf.Tensor,
+    values: tf.Tensor,
+    same_length: bool,
+    dtype,
+) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+    """Raise a clear error unless queries, keys and values fit together.
 
-    Static shapes are compared, so the checks also run while ``tf.function`` traces; a size
-    unknown there (``None``) matches any size.
+    Returns them cast to ``dtype``. Static shapes are compared, so the
+    checks also run while ``tf.function`` traces; a size unknown there
+    (``None``) matches any size.
     """
     for name, x in (('queries', queries), ('keys', keys), ('values', values)):
         if not tf.is_tensor(x):
-            raise TypeError(f'{name} must be a tf.Tensor, got {type(x).__name__}')
+            raise TypeError(
+                f'{name} must be a tf.Tensor, got {type(x).__name__}'
+            )
         if x.shape.rank != 3:
-            raise ValueError(f'{name} must have shape (batch size, no. of {name}, length), '
-                             f'got shape {x.shape}')
+            raise ValueError(
+                f'{name} must have shape (batch size, no. of {name}, '
+                f'length), got shape {x.shape}'
+            )
 
     def differ(*sizes) -> bool:
         return len({size for size in sizes if size is not None}) > 1
 
-    shapes = f'queries {queries.shape}, keys {keys.shape}, values {values.shape}'
+    shapes = (
+        f'queries {queries.shape}, keys {keys.shape}, '
+        f'values {values.shape}'
+    )
     if differ(queries.shape[0], keys.shape[0], values.shape[0]):
-        raise ValueError(f'queries, keys and values must have the same batch size, got {shapes}')
+        raise ValueError(
+            'queries, keys and values must have the same batch size, '
+            f'got {shapes}'
+        )
     if differ(keys.shape[1], values.shape[1]):
-        raise ValueError(f'keys and values must have the same number of key-value pairs, got {shapes}')
+        raise ValueError(
+            'keys and values must have the same number of key-value '
+            f'pairs, got {shapes}'
+        )
     if same_length and differ(queries.shape[2], keys.shape[2]):
-        raise ValueError('queries and keys must have the same length d for a dot product, got '
-                         f'{shapes}; use AdditiveAttention for different lengths')
-    return tf.cast(queries, dtype), tf.cast(keys, dtype), tf.cast(values, dtype)
+        raise ValueError(
+            'queries and keys must have the same length d for a dot '
+            f'product, got {shapes}; use AdditiveAttention for different '
+            'lengths'
+        )
+    return (
+        tf.cast(queries, dtype),
+        tf.cast(keys, dtype),
+        tf.cast(values, dtype),
+    )
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell dot-product-attention-tf
-# ---- section: Scaled Dot Product Attention (sec_attention-scoring-functions)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell dot-product-attention-tf
+# ---- section: The Library's Attention Layers (subsec_library-layers)
 class DotProductAttention(keras.layers.Layer):
     """Scaled dot product attention, with dropout on the attention weights.
 
-    Shapes: queries (batch size, no. of queries, d), keys (batch size, no. of
-    key-value pairs, d), values (batch size, no. of key-value pairs, value
-    length), valid_lens ``None``, (batch size,) or (batch size, no. of queries).
-    The output has shape (batch size, no. of queries, value length). Dropout acts
-    only in calls with ``training=True``; the layer computes in its compute dtype.
+    Shapes: queries (batch size, no. of queries, d), keys (batch size, no.
+    of key-value pairs, d), values (batch size, no. of key-value pairs,
+    value length), valid_lens ``None``, (batch size,) or (batch size, no. of
+    queries). The output has shape (batch size, no. of queries, value
+    length); ``attention_weights`` keeps the weights before dropout.
+    Dropout acts only in calls with ``training=True``; the layer computes in
+    its compute dtype.
     """
 
     def __init__(self, dropout: float, **kwargs):
-        # No automatic casting of call's arguments: it would cast float lengths too.
+        # No automatic casting of call's arguments: it would cast float
+        # lengths too.
         kwargs.setdefault('autocast', False)
         super().__init__(**kwargs)
         self.dropout = keras.layers.Dropout(dropout, dtype=self.dtype_policy)
 
-    def call(self, queries: tf.Tensor, keys: tf.Tensor, values: tf.Tensor, valid_lens=None,
-             training: bool | None = None) -> tf.Tensor:
-        queries, keys, values = _check_attention_inputs(queries, keys, values, same_length=True,
-                                                        dtype=self.compute_dtype)
+    def call(
+        self,
+        queries: tf.Tensor,
+        keys: tf.Tensor,
+        values: tf.Tensor,
+        valid_lens=None,
+        training: bool | None = None,
+    ) -> tf.Tensor:
+        queries, keys, values = _check_attention_inputs(
+            queries, keys, values, same_length=True, dtype=self.compute_dtype
+        )
         d = tf.cast(tf.shape(queries)[-1], queries.dtype)
-        # transpose_b multiplies by the keys' transpose: (batch, queries, pairs) scores.
+        # transpose_b multiplies by the transpose of the keys: the scores
+        # have shape (batch, queries, pairs).
         scores = tf.matmul(queries, keys, transpose_b=True) / tf.sqrt(d)
         self.attention_weights = masked_softmax(scores, valid_lens)
-        return tf.matmul(self.dropout(self.attention_weights, training=training), values)
+        dropped = self.dropout(self.attention_weights, training=training)
+        return tf.matmul(dropped, values)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell additive-attention-tf
-# ---- section: Additive Attention (subsec_additive-attention)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell additive-attention-tf
+# ---- section: The Library's Attention Layers (subsec_library-layers)
 class AdditiveAttention(keras.layers.Layer):
-    """Additive attention: scores ``w_v^T tanh(W_q q + W_k k)``, then a masked softmax.
+    """Additive attention: scores w_v^T tanh(W_q q + W_k k), masked softmax.
 
-    Queries (batch size, no. of queries, query_size) and keys (batch size, no. of
-    key-value pairs, key_size) may have different lengths; values and valid_lens are
-    as for ``DotProductAttention``. The kernels of ``W_k`` (key_size x num_hiddens),
-    ``W_q`` (query_size x num_hiddens) and ``w_v`` (num_hiddens x 1) exist from the start.
+    Queries (batch size, no. of queries, query_size) and keys (batch size,
+    no. of key-value pairs, key_size) may have different lengths; values,
+    valid_lens and ``attention_weights`` are as for ``DotProductAttention``.
+    The kernels of ``W_k`` (key_size x num_hiddens), ``W_q`` (query_size x
+    num_hiddens) and ``w_v`` (num_hiddens x 1) exist from the start.
     """
 
-    def __init__(self, key_size: int, query_size: int, num_hiddens: int, dropout: float, **kwargs):
+    def __init__(
+        self,
+        key_size: int,
+        query_size: int,
+        num_hiddens: int,
+        dropout: float,
+        **kwargs,
+    ):
         kwargs.setdefault('autocast', False)  # as in DotProductAttention
         super().__init__(**kwargs)
         self.key_size, self.query_size = key_size, query_size
-        self.W_k = keras.layers.Dense(num_hiddens, use_bias=False, dtype=self.dtype_policy, name='W_k')
-        self.W_q = keras.layers.Dense(num_hiddens, use_bias=False, dtype=self.dtype_policy, name='W_q')
-        self.w_v = keras.layers.Dense(1, use_bias=False, dtype=self.dtype_policy, name='w_v')
-        self.dropout = keras.layers.Dropout(dropout, dtype=self.dtype_policy)
-        with keras.name_scope(self.name):  # the sizes are known: create the weights now
+        policy = self.dtype_policy
+        self.W_k = keras.layers.Dense(
+            num_hiddens, use_bias=False, dtype=policy, name='W_k'
+        )
+        self.W_q = keras.layers.Dense(
+            num_hiddens, use_bias=False, dtype=policy, name='W_q'
+        )
+        self.w_v = keras.layers.Dense(
+            1, use_bias=False, dtype=policy, name='w_v'
+        )
+        self.dropout = keras.layers.Dropout(dropout, dtype=policy)
+        # The sizes are known: create the weights now
+        with keras.name_scope(self.name):
             self.W_k.build((None, key_size))
             self.W_q.build((None, query_size))
             self.w_v.build((None, num_hiddens))
         self.built = True
 
-    def call(self, queries: tf.Tensor, keys: tf.Tensor, values: tf.Tensor, valid_lens=None,
-             training: bool | None = None) -> tf.Tensor:
-        queries, keys, values = _check_attention_inputs(queries, keys, values, same_length=False,
-                                                        dtype=self.compute_dtype)
-        if queries.shape[-1] not in (None, self.query_size) or keys.shape[-1] not in (None, self.key_size):
-            raise ValueError(f'expected queries of length {self.query_size} and keys of length '
-                             f'{self.key_size}, got queries {queries.shape}, keys {keys.shape}')
+    def call(
+        self,
+        queries: tf.Tensor,
+        keys: tf.Tensor,
+        values: tf.Tensor,
+        valid_lens=None,
+        training: bool | None = None,
+    ) -> tf.Tensor:
+        queries, keys, values = _check_attention_inputs(
+            queries, keys, values, same_length=False, dtype=self.compute_dtype
+        )
+        if queries.shape[-1] not in (None, self.query_size) or (
+            keys.shape[-1] not in (None, self.key_size)
+        ):
+            raise ValueError(
+                f'expected queries of length {self.query_size} and keys of '
+                f'length {self.key_size}, got queries {queries.shape}, '
+                f'keys {keys.shape}'
+            )
         queries, keys = self.W_q(queries), self.W_k(keys)
-        # (batch, queries, 1, h) + (batch, 1, pairs, h) -> (batch, queries, pairs, h)
+        # (batch, queries, 1, h) + (batch, 1, pairs, h) gives (batch,
+        # queries, pairs, h)
         features = tf.tanh(queries[:, :, None, :] + keys[:, None, :, :])
-        # w_v maps each h-vector to one score; drop the last axis of size 1.
+        # w_v maps each h-vector to one score; drop the last axis, of size 1
         scores = tf.squeeze(self.w_v(features), axis=-1)
         self.attention_weights = masked_softmax(scores, valid_lens)
-        return tf.matmul(self.dropout(self.attention_weights, training=training), values)
+        dropped = self.dropout(self.attention_weights, training=training)
+        return tf.matmul(dropped, values)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell mask-from-valid-lens-tf
-# ---- section: Going Further (sec_attention-scoring-functions)
-def mask_from_valid_lens(valid_lens, num_queries: int, num_keys: int) -> tf.Tensor:
-    """Boolean attention mask that is True where a key lies within the valid length.
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell mask-from-valid-lens-tf
+# ---- section: Built-in Attention Functions and Fused Kernels (subsec_builtin-attention)
+def mask_from_valid_lens(
+    valid_lens, num_queries: int, num_keys: int
+) -> tf.Tensor:
+    """Boolean attention mask, True where a key lies within the valid length.
 
     Args:
         valid_lens: whole, non-negative lengths of shape (batch size,) or
-            (batch size, num_queries), as an integer or float tensor (or a list or NumPy array).
+            (batch size, num_queries), as an integer or float tensor (or a
+            list or NumPy array).
         num_queries: the number of queries per example.
         num_keys: the number of keys per example.
 
     Returns:
-        A bool tensor of shape (batch size, num_queries, num_keys): the ``attention_mask`` of
-        ``keras.layers.MultiHeadAttention`` and, with an axis for the heads (``mask[:, None]``),
-        the ``mask`` of ``keras.ops.dot_product_attention``.
+        A bool tensor of shape (batch size, num_queries, num_keys): the
+        ``attention_mask`` of ``keras.layers.MultiHeadAttention`` and, with
+        an axis for the heads (``mask[:, None]``), the ``mask`` of
+        ``keras.ops.dot_product_attention``.
     """
     lens = tf.convert_to_tensor(valid_lens)
     if not (lens.dtype.is_integer or lens.dtype.is_floating):
-        raise TypeError(f'valid_lens must hold integer lengths, got dtype {lens.dtype.name}')
+        raise TypeError(
+            'valid_lens must hold integer lengths, '
+            f'got dtype {lens.dtype.name}'
+        )
     rank = lens.shape.rank
-    if rank not in (1, 2) or (rank == 2 and lens.shape[1] not in (None, num_queries)):
-        raise ValueError(f'valid_lens must have shape (batch size,) or (batch size, {num_queries}), '
-                         f'got shape {lens.shape}')
+    if rank not in (1, 2) or (
+        rank == 2 and lens.shape[1] not in (None, num_queries)
+    ):
+        raise ValueError(
+            'valid_lens must have shape (batch size,) or '
+            f'(batch size, {num_queries}), got shape {lens.shape}'
+        )
     lens = _int64_lengths(lens, num_keys)
-    lens = lens[:, None] if rank == 1 else lens  # (batch size, 1 or num_queries)
+    # (batch size, 1 or num_queries)
+    lens = lens[:, None] if rank == 1 else lens
     mask = tf.range(num_keys, dtype=tf.int64) < lens[:, :, None]
     return tf.broadcast_to(mask, (tf.shape(lens)[0], num_queries, num_keys))
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell solution-1-code-tf
-# ---- section: Exercises (sec_attention-scoring-functions)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell distance-attention-tf
+# ---- section: The Exercise Solutions in the Library (subsec_library-solutions)
 class DistanceAttention(DotProductAttention):
-    """Distance-based (Gaussian kernel) attention: scores ``-||q - k||^2 / (2 sqrt(d))``.
+    """Distance-based (Gaussian kernel) attention.
 
-    Computed as ``(q^T k - ||k||^2 / 2) / sqrt(d)``: the ``||q||^2`` term is the same
-    for every key and cancels in the softmax, so only the keys' squared norms are
-    needed. Arguments, shapes and ``attention_weights`` are as for ``DotProductAttention``.
+    Scores ``-||q - k||^2 / (2 sqrt(d))``, computed as ``(q^T k - ||k||^2 /
+    2) / sqrt(d)``: the ``||q||^2`` term is the same for every key and
+    cancels in the softmax, so only the keys' squared norms are needed.
+    Arguments, shapes and ``attention_weights`` are as for
+    ``DotProductAttention``.
     """
 
-    def call(self, queries: tf.Tensor, keys: tf.Tensor, values: tf.Tensor, valid_lens=None,
-             training: bool | None = None) -> tf.Tensor:
-        queries, keys, values = _check_attention_inputs(queries, keys, values, same_length=True,
-                                                        dtype=self.compute_dtype)
+    def call(
+        self,
+        queries: tf.Tensor,
+        keys: tf.Tensor,
+        values: tf.Tensor,
+        valid_lens=None,
+        training: bool | None = None,
+    ) -> tf.Tensor:
+        queries, keys, values = _check_attention_inputs(
+            queries, keys, values, same_length=True, dtype=self.compute_dtype
+        )
         d = tf.cast(tf.shape(queries)[-1], queries.dtype)
-        # One squared norm per key, shaped (batch, 1, pairs) to broadcast over the queries.
+        # One squared norm per key, shaped (batch, 1, pairs) to broadcast
+        # over the queries
         half_sq_norms = 0.5 * tf.reduce_sum(keys * keys, axis=-1)[:, None, :]
-        scores = (tf.matmul(queries, keys, transpose_b=True) - half_sq_norms) / tf.sqrt(d)
+        products = tf.matmul(queries, keys, transpose_b=True)
+        scores = (products - half_sq_norms) / tf.sqrt(d)
         self.attention_weights = masked_softmax(scores, valid_lens)
-        return tf.matmul(self.dropout(self.attention_weights, training=training), values)
+        dropped = self.dropout(self.attention_weights, training=training)
+        return tf.matmul(dropped, values)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell solution-2-code-tf
-# ---- section: Exercises (sec_attention-scoring-functions)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell bilinear-attention-tf
+# ---- section: The Exercise Solutions in the Library (subsec_library-solutions)
 class BilinearAttention(DotProductAttention):
-    """Bilinear attention: scores ``q^T M k / sqrt(query_size)``, for queries and keys of different lengths.
+    """Bilinear attention, for queries and keys of different lengths.
 
-    ``M`` (query_size x key_size) is the transpose of the kernel of the bias-free dense
-    layer ``self.M``, which maps each key into the query space; dot product attention
-    does the rest. Shapes are as for ``DotProductAttention``, except that the queries
+    Scores ``q^T M k / sqrt(query_size)``. ``M`` (query_size x key_size) is
+    the transpose of the kernel of the bias-free dense layer ``self.M``,
+    which maps each key into the query space; dot product attention does the
+    rest. Shapes are as for ``DotProductAttention``, except that the queries
     have length ``query_size`` and the keys length ``key_size``.
     """
 
-    def __init__(self, query_size: int, key_size: int, dropout: float, **kwargs):
+    def __init__(
+        self, query_size: int, key_size: int, dropout: float, **kwargs
+    ):
         super().__init__(dropout, **kwargs)
         self.query_size, self.key_size = query_size, key_size
-        self.M = keras.layers.Dense(query_size, use_bias=False, dtype=self.dtype_policy, name='M')
+        self.M = keras.layers.Dense(
+            query_size, use_bias=False, dtype=self.dtype_policy, name='M'
+        )
         with keras.name_scope(self.name):  # the sizes are known: create M now
             self.M.build((None, key_size))
         self.built = True
 
-    def call(self, queries: tf.Tensor, keys: tf.Tensor, values: tf.Tensor, valid_lens=None,
-             training: bool | None = None) -> tf.Tensor:
-        queries, keys, values = _check_attention_inputs(queries, keys, values, same_length=False,
-                                                        dtype=self.compute_dtype)
-        if queries.shape[-1] not in (None, self.query_size) or keys.shape[-1] not in (None, self.key_size):
-            raise ValueError(f'expected queries of length {self.query_size} and keys of length '
-                             f'{self.key_size}, got queries {queries.shape}, keys {keys.shape}')
-        return super().call(queries, self.M(keys), values, valid_lens, training=training)
+    def call(
+        self,
+        queries: tf.Tensor,
+        keys: tf.Tensor,
+        values: tf.Tensor,
+        valid_lens=None,
+        training: bool | None = None,
+    ) -> tf.Tensor:
+        queries, keys, values = _check_attention_inputs(
+            queries, keys, values, same_length=False, dtype=self.compute_dtype
+        )
+        if queries.shape[-1] not in (None, self.query_size) or (
+            keys.shape[-1] not in (None, self.key_size)
+        ):
+            raise ValueError(
+                f'expected queries of length {self.query_size} and keys of '
+                f'length {self.key_size}, got queries {queries.shape}, '
+                f'keys {keys.shape}'
+            )
+        return super().call(
+            queries, self.M(keys), values, valid_lens, training=training
+        )
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell solution-3-code
-# ---- section: Exercises (sec_attention-scoring-functions)
-def attention_cost(n: int, m: int, d: int, v: int, batch_size: int = 1,
-                   bytes_per_number: int = 4) -> dict[str, int]:
-    """FLOPs and memory traffic of scaled dot product attention, softmax(Q K^T / sqrt(d)) V.
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell attention-cost
+# ---- section: The Cost of Attention (subsec_attention-cost)
+def attention_cost(
+    n: int,
+    m: int,
+    d: int,
+    v: int,
+    batch_size: int = 1,
+    bytes_per_number: int = 4,
+) -> dict[str, int]:
+    """FLOPs and memory traffic of softmax(Q K^T / sqrt(d)) V.
 
     Args:
         n: number of queries per example.
@@ -404,21 +613,33 @@ def attention_cost(n: int, m: int, d: int, v: int, batch_size: int = 1,
         bytes_per_number: 4 for float32, 2 for float16 or bfloat16.
 
     Returns:
-        ``flops``: ``2nm(d + v) + 6nm`` per example (a multiply-add counts as two);
-        ``bytes``: bytes moved by an unfused implementation, which writes the n x m
-        scores and weights to memory and reads them back:
+        ``flops``: ``2nm(d + v) + 6nm`` per example (a multiply-add counts
+        as two FLOPs);
+        ``bytes``: bytes moved by an unfused implementation, which writes
+        the n x m scores and weights to memory and reads them back:
         ``nd + md + 4nm + mv + nv`` numbers per example;
-        ``bytes_fused``: bytes moved by a fused kernel that reads Q, K and V once,
-        ``nd + md + mv + nv`` numbers (one that re-reads K and V for each block of
-        queries moves more).
+        ``bytes_fused``: bytes moved by a fused kernel that reads Q, K and
+        V once, ``nd + md + mv + nv`` numbers (one that reads K and V again
+        for each block of queries moves more).
     """
-    sizes = {'n': n, 'm': m, 'd': d, 'v': v, 'batch_size': batch_size, 'bytes_per_number': bytes_per_number}
+    sizes = {
+        'n': n,
+        'm': m,
+        'd': d,
+        'v': v,
+        'batch_size': batch_size,
+        'bytes_per_number': bytes_per_number,
+    }
     for name, size in sizes.items():
         if isinstance(size, bool) or not isinstance(size, int):
-            raise TypeError(f'{name} must be an int, got {type(size).__name__}')
+            raise TypeError(
+                f'{name} must be an int, got {type(size).__name__}'
+            )
         if size < 1:
             raise ValueError(f'{name} must be at least 1, got {size}')
     io = n * d + m * d + m * v + n * v  # read Q, K, V; write the output
-    return {'flops': batch_size * (2 * n * m * (d + v) + 6 * n * m),
-            'bytes': batch_size * bytes_per_number * (io + 4 * n * m),
-            'bytes_fused': batch_size * bytes_per_number * io}
+    return {
+        'flops': batch_size * (2 * n * m * (d + v) + 6 * n * m),
+        'bytes': batch_size * bytes_per_number * (io + 4 * n * m),
+        'bytes_fused': batch_size * bytes_per_number * io,
+    }

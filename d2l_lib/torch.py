@@ -40,10 +40,16 @@ def check_shape(a: torch.Tensor, shape) -> None:
         shape: the expected shape, as a tuple, a list or a ``torch.Size``.
     """
     if not isinstance(shape, (tuple, list, torch.Size)):
-        raise TypeError(f'shape must be a tuple, list or torch.Size, got {type(shape).__name__}')
+        raise TypeError(
+            'shape must be a tuple, list or torch.Size, '
+            f'got {type(shape).__name__}'
+        )
     expected = tuple(shape)
     if tuple(a.shape) != expected:
-        raise ValueError(f'expected a tensor of shape {expected}, got shape {tuple(a.shape)}')
+        raise ValueError(
+            f'expected a tensor of shape {expected}, '
+            f'got shape {tuple(a.shape)}'
+        )
 
 
 # ---- from chapters/en/preliminaries.ipynb, cell aliases
@@ -54,241 +60,361 @@ tensor = torch.tensor
 
 
 def reshape(x: torch.Tensor, *shape) -> torch.Tensor:
-    """Return ``x`` reshaped; ``shape`` is a tuple or separate sizes, as for ``Tensor.reshape``."""
+    """Return ``x`` reshaped.
+
+    ``shape`` is a tuple or separate sizes, as for ``Tensor.reshape``.
+    """
     return x.reshape(*shape)
 
 
 # ---- from chapters/en/preliminaries.ipynb, cell show-heatmaps
 # ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
 def _heatmap_grid(matrices) -> np.ndarray:
-    """Return ``matrices`` as a 4-D float array (grid rows, grid columns, queries, keys)."""
+    """Return ``matrices`` as a 4-D float array.
+
+    Its axes are (grid rows, grid columns, queries, keys).
+    """
     if isinstance(matrices, torch.Tensor):
-        matrices = matrices.detach().to(device='cpu', dtype=torch.float32).numpy()
+        matrices = matrices.detach().to('cpu', torch.float32).numpy()
     grid = np.asarray(matrices, dtype=float)
     if grid.ndim not in (2, 3, 4):
-        raise ValueError('matrices must have shape (queries, keys), (panels, queries, keys) or '
-                         f'(grid rows, grid columns, queries, keys), got shape {grid.shape}')
+        raise ValueError(
+            'matrices must have shape (queries, keys), '
+            '(panels, queries, keys) or '
+            '(grid rows, grid columns, queries, keys), '
+            f'got shape {grid.shape}'
+        )
     return grid.reshape((1,) * (4 - grid.ndim) + grid.shape)
 
 
 # ---- from chapters/en/preliminaries.ipynb, cell show-heatmaps-all
 # ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
-def show_heatmaps(matrices, xlabel: str, ylabel: str, titles=None,
-                  figsize=(2.5, 2.5), cmap: str = 'Reds') -> plt.Figure:
-    """Draw a grid of heatmaps, one per (queries, keys) matrix, and return the figure.
+def show_heatmaps(
+    matrices,
+    xlabel: str,
+    ylabel: str,
+    titles=None,
+    figsize=(2.5, 2.5),
+    cmap: str = 'Reds',
+) -> plt.Figure:
+    """Draw a grid of heatmaps, one per (queries, keys) matrix.
 
     Args:
-        matrices: a tensor or array of shape (grid rows, grid columns, queries,
-            keys); (panels, queries, keys) and (queries, keys) are drawn as one row.
+        matrices: a tensor or array of shape (grid rows, grid columns,
+            queries, keys); (panels, queries, keys) and (queries, keys) are
+            drawn as one row.
         xlabel: label under the bottom row of panels.
         ylabel: label left of the first column of panels.
         titles: optional titles, one per column of panels.
         figsize: size of the figure in inches.
         cmap: a matplotlib colormap name.
+
+    Returns:
+        The figure.
     """
     grid = _heatmap_grid(matrices)
     num_rows, num_cols = grid.shape[:2]
     if titles is not None and len(titles) != num_cols:
-        raise ValueError(f'titles must have one entry per column of panels ({num_cols}), got {len(titles)}')
-    fig, axes = plt.subplots(num_rows, num_cols, figsize=figsize, sharex=True, sharey=True, squeeze=False)
-    vmin, vmax = grid.min(), grid.max()  # one color scale for every panel, as the single colorbar shows
+        raise ValueError(
+            'titles must have one entry per column of panels '
+            f'({num_cols}), got {len(titles)}'
+        )
+    fig, axes = plt.subplots(
+        num_rows,
+        num_cols,
+        figsize=figsize,
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+    )
+    # one color scale for every panel, as the single colorbar shows
+    vmin, vmax = grid.min(), grid.max()
     for i in range(num_rows):
         for j in range(num_cols):
-            image = axes[i, j].imshow(grid[i, j], cmap=cmap, vmin=vmin, vmax=vmax)
+            ax = axes[i, j]
+            image = ax.imshow(grid[i, j], cmap=cmap, vmin=vmin, vmax=vmax)
             if i == num_rows - 1:
-                axes[i, j].set_xlabel(xlabel)
+                ax.set_xlabel(xlabel)
             if j == 0:
-                axes[i, j].set_ylabel(ylabel)
+                ax.set_ylabel(ylabel)
             if titles is not None:
-                axes[i, j].set_title(titles[j])
+                ax.set_title(titles[j])
     fig.colorbar(image, ax=axes, shrink=0.6)
     description = _heatmap_description(grid)
-    # IPython shows the image and keeps this beside it; the book reads it for the alt text
-    fig._repr_mimebundle_ = lambda include=None, exclude=None: {  # type: ignore[attr-defined]
-        'application/vnd.d2l.heatmaps+json': description}
+
+    # IPython shows the image and keeps this description beside it; the
+    # book reads the description for the image's text alternative
+    def mimebundle(include=None, exclude=None) -> dict:
+        return {'application/vnd.d2l.heatmaps+json': description}
+
+    fig._repr_mimebundle_ = mimebundle  # type: ignore[attr-defined]
     return fig
 
 
 # ---- from chapters/en/preliminaries.ipynb, cell heatmap-description
 # ---- section: Visualizing Attention Weights as Heatmaps (sec_preliminaries)
 def _heatmap_description(grid: np.ndarray) -> dict:
-    """Describe which weights of a 4-D ``grid`` are non-zero, for the text alternative of its figure.
+    """Describe which weights of a 4-D ``grid`` are non-zero.
 
-    For each panel and query: the keys of non-zero weight as 1-based inclusive ranges
-    [first, last], e.g. ``[[1, 2]]`` for a query that attends to keys 1 and 2 only.
+    The description serves the text alternative of the grid's figure. For
+    each panel and query it lists the keys of non-zero weight as 1-based
+    inclusive ranges [first, last], e.g. ``[[1, 2]]`` for a query that
+    attends to keys 1 and 2 only.
     """
+
     def key_ranges(weights: np.ndarray) -> list:
-        keys = np.flatnonzero(weights) + 1  # 1-based numbers of the keys of non-zero weight
+        # the 1-based numbers of the keys of non-zero weight
+        keys = np.flatnonzero(weights) + 1
         ends = np.flatnonzero(np.diff(keys) > 1)  # where one run of keys ends
         firsts = np.concatenate((keys[:1], keys[ends + 1]))
         lasts = np.concatenate((keys[ends], keys[-1:]))
         return [[int(first), int(last)] for first, last in zip(firsts, lasts)]
 
     rows, cols, queries, keys = grid.shape
-    return {'version': 1, 'grid': [rows, cols], 'queries': queries, 'keys': keys,
-            'panels': [[[key_ranges(query) for query in panel] for panel in row] for row in grid]}
+    return {
+        'version': 1,
+        'grid': [rows, cols],
+        'queries': queries,
+        'keys': keys,
+        'panels': [
+            [[key_ranges(query) for query in panel] for panel in row]
+            for row in grid
+        ],
+    }
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell valid-lens-helper
-# ---- section: Masked Softmax Operation (sec_attention-scoring-functions)
-def _valid_lens_per_query(X: torch.Tensor, valid_lens) -> torch.Tensor | None:
-    """Check scores ``X`` and ``valid_lens``; return the lengths ready for masking.
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell valid-lens-helper
+# ---- section: The Library's Masked Softmax (subsec_library-masked-softmax)
+def _valid_lens_per_query(
+    X: torch.Tensor, valid_lens
+) -> torch.Tensor | None:
+    """Check scores ``X`` and ``valid_lens``; return lengths ready for masking.
 
-    ``None`` when ``valid_lens`` is ``None``; otherwise int64 lengths on the device of ``X``,
-    of shape (batch size, 1, 1) for one length per example or (batch size, no. of queries, 1).
+    ``None`` when ``valid_lens`` is ``None``; otherwise int64 lengths on the
+    device of ``X``, of shape (batch size, 1, 1) for one length per example
+    or (batch size, no. of queries, 1) for one per query.
     """
     if not isinstance(X, torch.Tensor):
         raise TypeError(f'X must be a torch.Tensor, got {type(X).__name__}')
     if X.dim() != 3:
-        raise ValueError('X must have shape (batch size, no. of queries, no. of keys), '
-                         f'got shape {tuple(X.shape)}')
+        raise ValueError(
+            'X must have shape (batch size, no. of queries, no. of keys), '
+            f'got shape {tuple(X.shape)}'
+        )
     if not X.is_floating_point():
-        raise TypeError(f'X must hold floating-point scores, got dtype {X.dtype}')
+        raise TypeError(
+            f'X must hold floating-point scores, got dtype {X.dtype}'
+        )
     if valid_lens is None:
         return None
-    lens = valid_lens if isinstance(valid_lens, torch.Tensor) else torch.as_tensor(valid_lens)
+    if isinstance(valid_lens, torch.Tensor):
+        lens = valid_lens
+    else:
+        lens = torch.as_tensor(valid_lens)
     batch_size, num_queries, num_keys = X.shape
     if lens.dtype == torch.bool or lens.is_complex():
-        raise TypeError(f'valid_lens must hold integer lengths, got dtype {lens.dtype}')
+        raise TypeError(
+            f'valid_lens must hold integer lengths, got dtype {lens.dtype}'
+        )
     if lens.shape not in ((batch_size,), (batch_size, num_queries)):
-        raise ValueError(f'valid_lens must have shape ({batch_size},) or ({batch_size}, {num_queries}) '
-                         f'for X of shape {tuple(X.shape)}, got shape {tuple(lens.shape)}')
-    # Check the values where they live: no GPU sync for CPU lengths, and a meta tensor has none.
+        raise ValueError(
+            f'valid_lens must have shape ({batch_size},) or '
+            f'({batch_size}, {num_queries}) for X of shape '
+            f'{tuple(X.shape)}, got shape {tuple(lens.shape)}'
+        )
+    # Check the values where they live: no GPU sync for CPU lengths, and a
+    # tensor on the meta device has no values to check.
     if not lens.is_meta and lens.numel() > 0:
         if lens.is_floating_point() and not torch.equal(lens, lens.floor()):
-            raise ValueError(f'valid_lens must hold whole numbers, got {lens.tolist()}')
+            raise ValueError(
+                f'valid_lens must hold whole numbers, got {lens.tolist()}'
+            )
         if lens.min().item() < 0:
-            raise ValueError(f'valid_lens must not be negative, got {lens.tolist()}')
-    if lens.is_floating_point():  # old D2L code passes float lengths; inf means no masking
+            raise ValueError(
+                f'valid_lens must not be negative, got {lens.tolist()}'
+            )
+    if lens.is_floating_point():
+        # Old D2L code passes float lengths; inf means no masking.
         lens = lens.double().clamp(max=num_keys)
-    # int64 whatever the caller's dtype: float16 and bfloat16 cannot count every key exactly.
+    # int64 whatever the caller's dtype: float16 and bfloat16 cannot count
+    # every key exactly.
     if lens.dtype != torch.int64 or lens.device != X.device:
         lens = lens.to(device=X.device, dtype=torch.int64)
     return lens.reshape(batch_size, -1, 1)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell masked-softmax
-# ---- section: Masked Softmax Operation (sec_attention-scoring-functions)
-def _masked_softmax(X: torch.Tensor, valid_lens, overwrite: bool) -> torch.Tensor:
-    """``masked_softmax``, allowed to write into ``X`` when ``overwrite`` is True.
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell masked-softmax
+# ---- section: The Library's Masked Softmax (subsec_library-masked-softmax)
+def _masked_softmax(
+    X: torch.Tensor, valid_lens, overwrite: bool
+) -> torch.Tensor:
+    """``masked_softmax``, allowed to write into ``X`` when ``overwrite``.
 
-    Attention layers pass ``overwrite=True`` for the scores they have just computed: no
-    caller ever sees that tensor, so it can be masked in place and, when no gradient is
-    needed, the weights written over it.
+    Attention layers pass ``overwrite=True`` for the scores they have just
+    computed: no caller ever sees that tensor, so it can be masked in place
+    and, when no gradient is needed, the weights written over it.
     """
     lens = _valid_lens_per_query(X, valid_lens)
     if lens is None:
         padding = None
     else:
-        # padding[b, i, j] is True where key j lies past the valid length. With one length per
-        # example it has shape (batch size, 1, no. of keys) and broadcasts over the queries.
+        # padding[b, i, j] is True where key j lies past the valid length.
+        # With one length per example it has shape (batch size, 1, no. of
+        # keys) and broadcasts over the queries.
         padding = torch.arange(X.shape[-1], device=X.device) >= lens
-        lowest = torch.finfo(X.dtype).min  # the most negative finite score X's dtype can hold
-    # Below 2**14 scores an operation costs a few microseconds whatever its size, so there the
-    # fewest operations win; above, the fewest passes over the scores. (A tensor on the meta
-    # device has no values at all.)
+        # The most negative finite score that X's dtype can hold
+        lowest = torch.finfo(X.dtype).min
+    # Small tensors take the path with the fewest operations, large ones the
+    # path with the fewest passes over the scores. The threshold was chosen
+    # by timing on the machine the library was tuned on. (A tensor on the
+    # meta device has no values at all.)
     small = X.numel() < 2**14 or X.is_meta
     if padding is not None and overwrite:
-        # In place, and unseen by autograd: softmax's backward pass multiplies the gradient of
-        # each score by its weight, 0 for padding, so recording the fill changes nothing.
+        # In place, and unseen by autograd: softmax's backward pass
+        # multiplies the gradient of each score by its weight, 0 for
+        # padding, so recording the fill would change nothing.
         with torch.no_grad():
             if small:
                 X.masked_fill_(padding, lowest)
-            else:  # the same, about 1.5 times as fast on large tensors (out= wants a tensor)
+            else:
+                # The same fill, faster on large tensors where the library
+                # was tuned (out= wants the fill value as a tensor)
                 torch.where(padding, X.new_full((), lowest), X, out=X)
     elif padding is not None:
-        X = torch.where(padding, lowest, X)  # a masked copy in one pass: X itself is untouched
+        # A masked copy in one pass: X itself is untouched
+        X = torch.where(padding, lowest, X)
     if X.requires_grad or (padding is None and not overwrite):
-        weights = nn.functional.softmax(X, dim=-1)  # new: autograd keeps it for the backward pass
+        # A new tensor: a softmax with out= cannot be differentiated, and
+        # without a mask X is still the caller's
+        weights = nn.functional.softmax(X, dim=-1)
     else:
-        weights = torch.softmax(X, dim=-1, out=X)  # X is our own tensor: overwrite it
+        # X is our own tensor: overwrite it
+        weights = torch.softmax(X, dim=-1, out=X)
     if padding is None:
         return weights
-    # exp(lowest - row maximum) underflows to exactly 0, so the padding has no weight already,
-    # except in a row of length 0 or one whose valid scores are all -inf (or include NaN or
-    # +inf). The last key is padding in every row that has padding: on large tensors, its
-    # weights tell whether there is such a row, in a few small operations.
-    if not small and not ((weights[..., -1:] != 0) & padding[..., -1:]).any():
-        return weights
+    # exp(lowest - row maximum) underflows to exactly 0, so the padding has
+    # no weight already, except in a row of length 0 or one whose valid
+    # scores are all -inf (or include NaN or +inf). The last key is padding
+    # in every row that has padding: on large tensors, the weights of the
+    # last key tell whether there is such a row, in a few small operations.
+    if not small:
+        if not ((weights[..., -1:] != 0) & padding[..., -1:]).any():
+            return weights
     if weights.requires_grad:  # autograd needs softmax's output unchanged
         return torch.where(padding, 0.0, weights)
     return weights.masked_fill_(padding, 0.0)
 
 
-def masked_softmax(X: torch.Tensor, valid_lens: torch.Tensor | None) -> torch.Tensor:
-    """Softmax over the last axis of ``X`` that gives no weight to keys past the valid length.
+def masked_softmax(
+    X: torch.Tensor, valid_lens: torch.Tensor | None
+) -> torch.Tensor:
+    """Softmax over the last axis of ``X``, with no weight past valid lengths.
 
     Args:
-        X: scores of shape (batch size, no. of queries, no. of keys), any floating dtype.
-        valid_lens: ``None`` (no masking), or valid lengths of shape (batch size,) or
-            (batch size, no. of queries); whole numbers, as an integer or float tensor.
-            A length of 0 gives an all-zero row; a length >= no. of keys masks nothing.
+        X: scores of shape (batch size, no. of queries, no. of keys), of any
+            floating dtype.
+        valid_lens: ``None`` (no masking), or valid lengths of shape
+            (batch size,) or (batch size, no. of queries); whole numbers, as
+            an integer or float tensor. A length of 0 gives an all-zero row;
+            a length >= no. of keys masks nothing.
 
     Returns:
-        Attention weights with the shape and dtype of ``X``; ``X`` is not modified.
+        Attention weights with the shape and dtype of ``X``; ``X`` is not
+        modified.
     """
     return _masked_softmax(X, valid_lens, overwrite=False)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell attention-inputs-helper
-# ---- section: Scaled Dot Product Attention (sec_attention-scoring-functions)
-def _check_attention_inputs(queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                            same_length: bool) -> None:
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell attention-inputs-helper
+# ---- section: The Library's Attention Layers (subsec_library-layers)
+def _check_attention_inputs(
+    queries: torch.Tensor,
+    keys: torch.Tensor,
+    values: torch.Tensor,
+    same_length: bool,
+) -> None:
     """Raise a clear error unless queries, keys and values fit together."""
     for name, x in (('queries', queries), ('keys', keys), ('values', values)):
         if not isinstance(x, torch.Tensor):
-            raise TypeError(f'{name} must be a torch.Tensor, got {type(x).__name__}')
+            raise TypeError(
+                f'{name} must be a torch.Tensor, got {type(x).__name__}'
+            )
         if x.dim() != 3:
-            raise ValueError(f'{name} must have shape (batch size, no. of {name}, length), '
-                             f'got shape {tuple(x.shape)}')
+            raise ValueError(
+                f'{name} must have shape (batch size, no. of {name}, '
+                f'length), got shape {tuple(x.shape)}'
+            )
 
-    def shapes() -> str:  # formatted only for an error message: formatting takes microseconds
-        return f'queries {tuple(queries.shape)}, keys {tuple(keys.shape)}, values {tuple(values.shape)}'
+    # Formatted only for an error message: formatting the shapes on every
+    # call would cost time for nothing.
+    def shapes() -> str:
+        return (
+            f'queries {tuple(queries.shape)}, keys {tuple(keys.shape)}, '
+            f'values {tuple(values.shape)}'
+        )
 
     if not queries.shape[0] == keys.shape[0] == values.shape[0]:
-        raise ValueError(f'queries, keys and values must have the same batch size, got {shapes()}')
+        raise ValueError(
+            'queries, keys and values must have the same batch size, '
+            f'got {shapes()}'
+        )
     if keys.shape[1] != values.shape[1]:
-        raise ValueError(f'keys and values must have the same number of key-value pairs, got {shapes()}')
+        raise ValueError(
+            'keys and values must have the same number of key-value '
+            f'pairs, got {shapes()}'
+        )
     if same_length and queries.shape[2] != keys.shape[2]:
-        raise ValueError('queries and keys must have the same length d for a dot product, got '
-                         f'{shapes()}; use AdditiveAttention for different lengths')
+        raise ValueError(
+            'queries and keys must have the same length d for a dot '
+            f'product, got {shapes()}; use AdditiveAttention for different '
+            'lengths'
+        )
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell dot-product-attention
-# ---- section: Scaled Dot Product Attention (sec_attention-scoring-functions)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell dot-product-attention
+# ---- section: The Library's Attention Layers (subsec_library-layers)
 class DotProductAttention(nn.Module):
     """Scaled dot product attention, with dropout on the attention weights.
 
-    Shapes: queries (batch size, no. of queries, d), keys (batch size, no. of
-    key-value pairs, d), values (batch size, no. of key-value pairs, value
-    length), valid_lens ``None``, (batch size,) or (batch size, no. of queries).
-    The output has shape (batch size, no. of queries, value length).
+    Shapes: queries (batch size, no. of queries, d), keys (batch size, no.
+    of key-value pairs, d), values (batch size, no. of key-value pairs,
+    value length), valid_lens ``None``, (batch size,) or (batch size, no. of
+    queries). The output has shape (batch size, no. of queries, value
+    length); ``attention_weights`` keeps the weights before dropout.
     """
 
     def __init__(self, dropout: float, **kwargs):
         super().__init__(**kwargs)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        queries: torch.Tensor,
+        keys: torch.Tensor,
+        values: torch.Tensor,
+        valid_lens: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         _check_attention_inputs(queries, keys, values, same_length=True)
         d = queries.shape[-1]
-        # Scale the queries (n x d numbers) rather than the scores (n x m). Swap the last two
-        # axes of keys: (batch, d, pairs), so bmm gives (batch, queries, pairs).
+        # Scale the queries (n x d numbers) rather than the scores (n x m).
+        # Swap the last two axes of keys: (batch, d, pairs), so that bmm
+        # gives (batch, queries, pairs).
         scores = torch.bmm(queries / math.sqrt(d), keys.transpose(1, 2))
-        # No caller sees these scores, so the masked softmax may overwrite them.
-        self.attention_weights = _masked_softmax(scores, valid_lens, overwrite=True)
+        # No caller sees these scores: the masked softmax may overwrite them
+        self.attention_weights = _masked_softmax(
+            scores, valid_lens, overwrite=True
+        )
         return torch.bmm(self.dropout(self.attention_weights), values)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell additive-attention
-# ---- section: Additive Attention (subsec_additive-attention)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell additive-attention
+# ---- section: The Library's Attention Layers (subsec_library-layers)
 class AdditiveAttention(nn.Module):
-    """Additive attention: scores ``w_v^T tanh(W_q q + W_k k)``, then a masked softmax.
+    """Additive attention: scores w_v^T tanh(W_q q + W_k k), masked softmax.
 
     Queries (batch size, no. of queries, query length) and keys (batch size,
-    no. of key-value pairs, key length) may have different lengths; values and
-    valid_lens are as for ``DotProductAttention``.
+    no. of key-value pairs, key length) may have different lengths; values,
+    valid_lens and ``attention_weights`` are as for ``DotProductAttention``.
     """
 
     def __init__(self, num_hiddens: int, dropout: float, **kwargs):
@@ -298,28 +424,39 @@ class AdditiveAttention(nn.Module):
         self.w_v = nn.LazyLinear(1, bias=False)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        queries: torch.Tensor,
+        keys: torch.Tensor,
+        values: torch.Tensor,
+        valid_lens: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         _check_attention_inputs(queries, keys, values, same_length=False)
         queries, keys = self.W_q(queries), self.W_k(keys)
-        # (batch, queries, 1, h) + (batch, 1, pairs, h) -> (batch, queries, pairs, h), the layer's
-        # largest tensor. With one query per example (a decoder step) it has the shape of the
-        # projected keys, a new tensor of ours, so the sum goes into them in place.
+        # (batch, queries, 1, h) + (batch, 1, pairs, h) gives (batch,
+        # queries, pairs, h), the layer's largest tensor. With one query per
+        # example (a decoder step) it has the shape of the projected keys, a
+        # new tensor of ours, so the sum goes into them in place.
         if queries.shape[1] == 1:
             features = keys.unsqueeze(1).add_(queries.unsqueeze(2))
         else:
             features = queries.unsqueeze(2) + keys.unsqueeze(1)
-        features = features.tanh_()  # overwrite the sum rather than allocate another tensor
-        # w_v maps each h-vector to one score; drop the last axis of size 1.
+        # Overwrite the sum rather than allocate another tensor
+        features = features.tanh_()
+        # w_v maps each h-vector to one score; drop the last axis, of size 1
         scores = self.w_v(features).squeeze(-1)
-        self.attention_weights = _masked_softmax(scores, valid_lens, overwrite=True)
+        self.attention_weights = _masked_softmax(
+            scores, valid_lens, overwrite=True
+        )
         return torch.bmm(self.dropout(self.attention_weights), values)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell mask-from-valid-lens
-# ---- section: Going Further (sec_attention-scoring-functions)
-def mask_from_valid_lens(valid_lens: torch.Tensor, num_queries: int, num_keys: int) -> torch.Tensor:
-    """Boolean attention mask that is True where a key lies within the valid length.
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell mask-from-valid-lens
+# ---- section: Built-in Attention Functions and Fused Kernels (subsec_builtin-attention)
+def mask_from_valid_lens(
+    valid_lens: torch.Tensor, num_queries: int, num_keys: int
+) -> torch.Tensor:
+    """Boolean attention mask, True where a key lies within the valid length.
 
     Args:
         valid_lens: whole, non-negative lengths of shape (batch size,) or
@@ -328,75 +465,120 @@ def mask_from_valid_lens(valid_lens: torch.Tensor, num_queries: int, num_keys: i
         num_keys: the number of keys per example.
 
     Returns:
-        A bool tensor of shape (batch size, num_queries, num_keys) on the device of
-        ``valid_lens``, usable as ``attn_mask`` of ``scaled_dot_product_attention``.
+        A bool tensor of shape (batch size, num_queries, num_keys) on the
+        device of ``valid_lens``, usable as ``attn_mask`` of
+        ``scaled_dot_product_attention``.
     """
     lens = torch.as_tensor(valid_lens)
     if lens.dtype == torch.bool or lens.is_complex():
-        raise TypeError(f'valid_lens must hold integer lengths, got dtype {lens.dtype}')
-    if lens.dim() not in (1, 2) or (lens.dim() == 2 and lens.shape[1] != num_queries):
-        raise ValueError(f'valid_lens must have shape (batch size,) or (batch size, {num_queries}), '
-                         f'got shape {tuple(lens.shape)}')
+        raise TypeError(
+            f'valid_lens must hold integer lengths, got dtype {lens.dtype}'
+        )
+    if lens.dim() not in (1, 2) or (
+        lens.dim() == 2 and lens.shape[1] != num_queries
+    ):
+        raise ValueError(
+            'valid_lens must have shape (batch size,) or '
+            f'(batch size, {num_queries}), got shape {tuple(lens.shape)}'
+        )
     if lens.is_floating_point() and not torch.equal(lens, lens.floor()):
-        raise ValueError(f'valid_lens must hold whole numbers, got {lens.tolist()}')
+        raise ValueError(
+            f'valid_lens must hold whole numbers, got {lens.tolist()}'
+        )
     if (lens < 0).any():
-        raise ValueError(f'valid_lens must not be negative, got {lens.tolist()}')
+        raise ValueError(
+            f'valid_lens must not be negative, got {lens.tolist()}'
+        )
+    if lens.is_floating_point():
+        # Old D2L code passes float lengths, inf among them: clamp them
+        # first, as a cast of inf or 1e20 to int64 would overflow.
+        lens = lens.double().clamp(max=num_keys)
     # int64: float16 and bfloat16 lengths cannot count every key exactly.
-    lens = lens.long().reshape(lens.shape[0], -1).expand(-1, num_queries)  # (batch size, num_queries)
+    lens = lens.long().reshape(lens.shape[0], -1)
+    lens = lens.expand(-1, num_queries)  # (batch size, num_queries)
     return torch.arange(num_keys, device=lens.device) < lens.unsqueeze(-1)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell solution-1-code
-# ---- section: Exercises (sec_attention-scoring-functions)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell distance-attention
+# ---- section: The Exercise Solutions in the Library (subsec_library-solutions)
 class DistanceAttention(DotProductAttention):
-    """Distance-based (Gaussian kernel) attention: scores ``-||q - k||^2 / (2 sqrt(d))``.
+    """Distance-based (Gaussian kernel) attention.
 
-    Computed as ``(q^T k - ||k||^2 / 2) / sqrt(d)``: the ``||q||^2`` term is the same
-    for every key and cancels in the softmax, so only the keys' squared norms are
-    needed. Arguments, shapes and ``attention_weights`` are as for ``DotProductAttention``.
+    Scores ``-||q - k||^2 / (2 sqrt(d))``, computed as ``(q^T k - ||k||^2 /
+    2) / sqrt(d)``: the ``||q||^2`` term is the same for every key and
+    cancels in the softmax, so only the keys' squared norms are needed.
+    Arguments, shapes and ``attention_weights`` are as for
+    ``DotProductAttention``.
     """
 
-    def forward(self, queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        queries: torch.Tensor,
+        keys: torch.Tensor,
+        values: torch.Tensor,
+        valid_lens: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         _check_attention_inputs(queries, keys, values, same_length=True)
         d = queries.shape[-1]
-        # One squared norm per key, shaped (batch, 1, pairs) to broadcast over the queries.
+        # One squared norm per key, shaped (batch, 1, pairs) to broadcast
+        # over the queries
         half_sq_norms = 0.5 * (keys * keys).sum(dim=-1).unsqueeze(1)
-        scores = (torch.bmm(queries, keys.transpose(1, 2)) - half_sq_norms) / math.sqrt(d)
+        products = torch.bmm(queries, keys.transpose(1, 2))
+        scores = (products - half_sq_norms) / math.sqrt(d)
         self.attention_weights = masked_softmax(scores, valid_lens)
         return torch.bmm(self.dropout(self.attention_weights), values)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell solution-2-code
-# ---- section: Exercises (sec_attention-scoring-functions)
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell bilinear-attention
+# ---- section: The Exercise Solutions in the Library (subsec_library-solutions)
 class BilinearAttention(DotProductAttention):
-    """Bilinear attention: scores ``q^T M k / sqrt(query_size)``, for queries and keys of different lengths.
+    """Bilinear attention, for queries and keys of different lengths.
 
-    ``M`` (query_size x key_size) is the weight of the bias-free linear layer ``self.M``,
-    which maps each key into the query space; dot product attention does the rest.
-    Shapes are as for ``DotProductAttention``, except that the queries have length
+    Scores ``q^T M k / sqrt(query_size)``. ``M`` (query_size x key_size) is
+    the weight of the bias-free linear layer ``self.M``, which maps each key
+    into the query space; dot product attention does the rest. Shapes are
+    as for ``DotProductAttention``, except that the queries have length
     ``query_size`` and the keys length ``key_size``.
     """
 
-    def __init__(self, query_size: int, key_size: int, dropout: float, **kwargs):
+    def __init__(
+        self, query_size: int, key_size: int, dropout: float, **kwargs
+    ):
         super().__init__(dropout, **kwargs)
         self.query_size, self.key_size = query_size, key_size
         self.M = nn.Linear(key_size, query_size, bias=False)
 
-    def forward(self, queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        queries: torch.Tensor,
+        keys: torch.Tensor,
+        values: torch.Tensor,
+        valid_lens: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         _check_attention_inputs(queries, keys, values, same_length=False)
-        if queries.shape[-1] != self.query_size or keys.shape[-1] != self.key_size:
-            raise ValueError(f'expected queries of length {self.query_size} and keys of length '
-                             f'{self.key_size}, got queries {tuple(queries.shape)}, keys {tuple(keys.shape)}')
+        if (
+            queries.shape[-1] != self.query_size
+            or keys.shape[-1] != self.key_size
+        ):
+            raise ValueError(
+                f'expected queries of length {self.query_size} and keys of '
+                f'length {self.key_size}, got queries '
+                f'{tuple(queries.shape)}, keys {tuple(keys.shape)}'
+            )
         return super().forward(queries, self.M(keys), values, valid_lens)
 
 
-# ---- from chapters/en/attention-scoring-functions.ipynb, cell solution-3-code
-# ---- section: Exercises (sec_attention-scoring-functions)
-def attention_cost(n: int, m: int, d: int, v: int, batch_size: int = 1,
-                   bytes_per_number: int = 4) -> dict[str, int]:
-    """FLOPs and memory traffic of scaled dot product attention, softmax(Q K^T / sqrt(d)) V.
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell attention-cost
+# ---- section: The Cost of Attention (subsec_attention-cost)
+def attention_cost(
+    n: int,
+    m: int,
+    d: int,
+    v: int,
+    batch_size: int = 1,
+    bytes_per_number: int = 4,
+) -> dict[str, int]:
+    """FLOPs and memory traffic of softmax(Q K^T / sqrt(d)) V.
 
     Args:
         n: number of queries per example.
@@ -407,21 +589,33 @@ def attention_cost(n: int, m: int, d: int, v: int, batch_size: int = 1,
         bytes_per_number: 4 for float32, 2 for float16 or bfloat16.
 
     Returns:
-        ``flops``: ``2nm(d + v) + 6nm`` per example (a multiply-add counts as two);
-        ``bytes``: bytes moved by an unfused implementation, which writes the n x m
-        scores and weights to memory and reads them back:
+        ``flops``: ``2nm(d + v) + 6nm`` per example (a multiply-add counts
+        as two FLOPs);
+        ``bytes``: bytes moved by an unfused implementation, which writes
+        the n x m scores and weights to memory and reads them back:
         ``nd + md + 4nm + mv + nv`` numbers per example;
-        ``bytes_fused``: bytes moved by a fused kernel that reads Q, K and V once,
-        ``nd + md + mv + nv`` numbers (one that re-reads K and V for each block of
-        queries moves more).
+        ``bytes_fused``: bytes moved by a fused kernel that reads Q, K and
+        V once, ``nd + md + mv + nv`` numbers (one that reads K and V again
+        for each block of queries moves more).
     """
-    sizes = {'n': n, 'm': m, 'd': d, 'v': v, 'batch_size': batch_size, 'bytes_per_number': bytes_per_number}
+    sizes = {
+        'n': n,
+        'm': m,
+        'd': d,
+        'v': v,
+        'batch_size': batch_size,
+        'bytes_per_number': bytes_per_number,
+    }
     for name, size in sizes.items():
         if isinstance(size, bool) or not isinstance(size, int):
-            raise TypeError(f'{name} must be an int, got {type(size).__name__}')
+            raise TypeError(
+                f'{name} must be an int, got {type(size).__name__}'
+            )
         if size < 1:
             raise ValueError(f'{name} must be at least 1, got {size}')
     io = n * d + m * d + m * v + n * v  # read Q, K, V; write the output
-    return {'flops': batch_size * (2 * n * m * (d + v) + 6 * n * m),
-            'bytes': batch_size * bytes_per_number * (io + 4 * n * m),
-            'bytes_fused': batch_size * bytes_per_number * io}
+    return {
+        'flops': batch_size * (2 * n * m * (d + v) + 6 * n * m),
+        'bytes': batch_size * bytes_per_number * (io + 4 * n * m),
+        'bytes_fused': batch_size * bytes_per_number * io,
+    }

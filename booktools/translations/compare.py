@@ -223,8 +223,9 @@ def _term_pattern(term: str) -> re.Pattern[str]:
 def check_glossary(english: Cell, translation: Cell, terms: list[Term], root: Path = ROOT) -> list[str]:
     """Report banned variants in a translated cell, and chosen terms missing from a markdown cell."""
     problems = []
-    # A quiz cell's texts are in its edition's quiz data, not in the cell.
-    texts = _prose(translation, root) if QUIZ_TAG in translation.tags else [(1, translation.source)]
+    # A code cell's prose is its comments and docstrings (its code is English's, names such as
+    # torch.autograd included); a quiz cell's texts are in its edition's quiz data.
+    texts = [(1, translation.source)] if translation.kind == "markdown" else _prose(translation, root)
     for term in terms:
         for variant in term.banned:
             for where, text in texts:

@@ -1,6 +1,7 @@
 """The exercises are sphinx-exercise directives and their solutions collapsed blocks that hold their prose
-and code cells, in every edition and framework; each framework's solutions save their reusable pieces,
-and "Going Further" precedes the summary."""
+and code cells, in every edition and framework. The lesson's solutions define their classes without saving
+them; the engineering page saves the library's versions (with input checks) and the cost model, and holds
+the section on the built-in attention functions before its summary."""
 
 from __future__ import annotations
 
@@ -17,17 +18,20 @@ from booktools.frameworks import FRAMEWORKS, Framework, cell_frameworks, strip_m
 from booktools.save_marks import saved_statements
 
 CHAPTER = "attention-scoring-functions.ipynb"
+PRACTICE = "attention-scoring-in-practice.ipynb"
 PATHS = [
     ROOT / "chapters" / language / CHAPTER
     for language in editions()
     if (ROOT / "chapters" / language / CHAPTER).exists()
 ]
+PRACTICE_PATHS = [ROOT / "chapters" / language / PRACTICE for language in editions()]
 # sphinx-exercise: each exercise a labelled {exercise}, each solution gated between a
 # {solution-start} (collapsed: class dropdown) and a {solution-end} cell, holding its prose and code.
 EXERCISE = re.compile(r"\A:::\{exercise\}\n:label: (?P<label>ex-[\w-]+)\n\n.+\n:::\Z", re.DOTALL)
 SOLUTION_START = re.compile(r"\A```\{solution-start\} (?P<label>ex-[\w-]+)\n:class: dropdown\n```\Z")
 SOLUTION_END = "```{solution-end}\n```"
-SAVED_BY_SOLUTIONS = {1: "DistanceAttention", 2: "BilinearAttention", 3: "attention_cost"}
+DEFINED_BY_SOLUTIONS = {1: "DistanceAttention", 2: "BilinearAttention"}
+SAVED_BY_THE_PRACTICE_PAGE = ("DistanceAttention", "BilinearAttention", "attention_cost", "mask_from_valid_lens")
 
 
 def framework_ids(framework: Framework) -> str:
@@ -94,27 +98,47 @@ def test_exercise_labels_are_the_same_in_every_edition(path: Path):
 
 @pytest.mark.parametrize("path", PATHS, ids=relative)
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
-def test_solutions_save_their_reusable_pieces(path: Path, framework: Framework):
+def test_lesson_solutions_define_their_classes_without_saving(path: Path, framework: Framework):
     notebook_cells = cells(path)
-    for exercise, name in SAVED_BY_SOLUTIONS.items():
+    for exercise, name in DEFINED_BY_SOLUTIONS.items():
         code = [
             cell
             for cell in solution_cells(notebook_cells, exercise)
             if cell.cell_type == "code" and framework.name in cell_frameworks(cell)
         ]
+        defined = [
+            node.name
+            for cell in code
+            for node in ast.parse(strip_marks(cell)).body
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef))
+        ]
+        assert name in defined, f"{relative(path)}: no {framework.label} cell of solution {exercise} defines {name}"
         saved = [line for cell in code for line in saved_statements(cell.source)]
+        assert not saved, f"{relative(path)}: solution {exercise} saves {saved}; the engineering page saves them"
+
+
+@pytest.mark.parametrize("path", PRACTICE_PATHS, ids=relative)
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
+def test_the_practice_page_saves_the_library_versions(path: Path, framework: Framework):
+    code = [
+        cell for cell in cells(path) if cell.cell_type == "code" and framework.name in (cell_frameworks(cell) or ())
+    ]
+    saved = [line for cell in code for line in saved_statements(cell.source)]
+    for name in SAVED_BY_THE_PRACTICE_PAGE:
         assert any(line.startswith(("def ", "class ")) and f" {name}(" in line for line in saved), (
-            f"{relative(path)}: no {framework.label} cell of solution {exercise} saves {name} (#@save)"
+            f"{relative(path)}: no {framework.label} cell saves {name} (#@save)"
         )
 
 
-@pytest.mark.parametrize("path", PATHS, ids=relative)
-def test_going_further_comes_before_the_summary(path: Path):
+@pytest.mark.parametrize("path", PRACTICE_PATHS, ids=relative)
+def test_the_builtin_functions_come_before_the_practice_summary(path: Path):
     cell_ids = [cell.get("id") for cell in cells(path)]
-    assert "going-further-md" in cell_ids, f"{relative(path)}: no Going Further section"
-    assert cell_ids.index("going-further-md") < cell_ids.index("summary-md")
-    heading = cells(path)[cell_ids.index("going-further-md")].source.splitlines()[0]
-    assert heading.startswith("## "), f"{relative(path)}: Going Further must open with a level-2 heading"
+    assert "going-further-md" in cell_ids, f"{relative(path)}: no section on the built-in attention functions"
+    assert cell_ids.index("going-further-md") < cell_ids.index("practice-summary-md")
+    heading = next(
+        line for line in cells(path)[cell_ids.index("going-further-md")].source.splitlines() if line.startswith("#")
+    )
+    assert heading.startswith("## "), f"{relative(path)}: the built-in functions' section needs a level-2 heading"
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
@@ -127,5 +151,5 @@ def test_solution_names_are_in_the_library(framework: Framework):
         for node in tree.body
         if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["__all__"]
     )
-    for name in (*SAVED_BY_SOLUTIONS.values(), "mask_from_valid_lens"):
+    for name in SAVED_BY_THE_PRACTICE_PAGE:
         assert name in exported, f"{relative(path)} lacks {name}; run `make lib`"

@@ -259,6 +259,19 @@ def test_dot_product_attention_equals_builtin_with_mask(valid_lens):
     torch.testing.assert_close(attention(queries, keys, values, valid_lens), builtin)
 
 
+@pytest.mark.parametrize("length", [math.inf, 1e20], ids=["inf", "1e20"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_mask_from_valid_lens_infinite_or_huge_float_length_masks_nothing(length, dtype):
+    """Float lengths are clamped before the cast: inf or 1e20 must not overflow int64."""
+    mask = d2l.mask_from_valid_lens(torch.tensor([length, 2.0], dtype=dtype), num_queries=2, num_keys=4)
+    assert mask.int().tolist() == [[[1, 1, 1, 1], [1, 1, 1, 1]], [[1, 1, 0, 0], [1, 1, 0, 0]]]
+    per_query = torch.tensor([[length, 1.0], [0.0, length]], dtype=dtype)
+    mask = d2l.mask_from_valid_lens(per_query, num_queries=2, num_keys=4)
+    assert mask.int().tolist() == [[[1, 1, 1, 1], [1, 0, 0, 0]], [[0, 0, 0, 0], [1, 1, 1, 1]]]
+    weights = d2l.masked_softmax(torch.rand(2, 2, 4) + 0.1, per_query)
+    assert torch.equal(mask, weights > 0)
+
+
 @pytest.mark.parametrize(
     "valid_lens, error, message",
     [

@@ -268,6 +268,21 @@ def test_dot_product_attention_equals_builtin_with_key_value_seq_lengths():
     np.testing.assert_allclose(output, np.asarray(builtin)[:, :, 0], rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")  # 1e20 in float16
+@pytest.mark.parametrize("length", [math.inf, 1e20], ids=["inf", "1e20"])
+@pytest.mark.parametrize("dtype", [jnp.float16, jnp.bfloat16, jnp.float32], ids=lambda dtype: jnp.dtype(dtype).name)
+def test_mask_from_valid_lens_infinite_or_huge_float_length_masks_nothing(length, dtype):
+    """As in PyTorch: float lengths are clipped before the cast to int32, also under jax.jit."""
+    expected = [[[1, 1, 1, 1], [1, 0, 0, 0]], [[0, 0, 0, 0], [1, 1, 1, 1]]]
+    per_query = jnp.array([[length, 1.0], [0.0, length]], dtype=dtype)
+    for lens in (per_query, np.asarray(per_query, np.float64)):
+        assert np.asarray(d2l.mask_from_valid_lens(lens, num_queries=2, num_keys=4)).astype(int).tolist() == expected
+    jitted = jax.jit(d2l.mask_from_valid_lens, static_argnums=(1, 2))(per_query, 2, 4)
+    assert np.asarray(jitted).astype(int).tolist() == expected
+    mask = d2l.mask_from_valid_lens(jnp.array([length, 2.0], dtype=dtype), num_queries=1, num_keys=4)
+    assert np.asarray(mask).astype(int).tolist() == [[[1, 1, 1, 1]], [[1, 1, 0, 0]]]
+
+
 @pytest.mark.parametrize(
     "valid_lens, error, message",
     [

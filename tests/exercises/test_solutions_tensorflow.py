@@ -279,6 +279,19 @@ def test_mask_is_multi_head_attention_s_attention_mask():
     np.testing.assert_array_equal(scores.numpy() > 0, np.broadcast_to(mask.numpy()[:, None], scores.shape))
 
 
+@pytest.mark.parametrize("length", [math.inf, 1e20], ids=["inf", "1e20"])
+@pytest.mark.parametrize("dtype", [tf.float16, tf.bfloat16, tf.float32, tf.float64], ids=lambda dtype: dtype.name)
+def test_mask_from_valid_lens_infinite_or_huge_float_length_masks_nothing(length, dtype):
+    """As in PyTorch: float lengths are clipped before the cast to int64, also inside tf.function."""
+    expected = [[[1, 1, 1, 1], [1, 0, 0, 0]], [[0, 0, 0, 0], [1, 1, 1, 1]]]
+    per_query = tf.constant([[length, 1.0], [0.0, length]], dtype=dtype)
+    assert tf.cast(d2l.mask_from_valid_lens(per_query, 2, 4), tf.int32).numpy().tolist() == expected
+    traced = tf.function(lambda lens: d2l.mask_from_valid_lens(lens, 2, 4))(per_query)
+    assert tf.cast(traced, tf.int32).numpy().tolist() == expected
+    mask = d2l.mask_from_valid_lens(tf.constant([length, 2.0], dtype=dtype), num_queries=1, num_keys=4)
+    assert tf.cast(mask, tf.int32).numpy().tolist() == [[[1, 1, 1, 1]], [[1, 1, 0, 0]]]
+
+
 @pytest.mark.parametrize(
     "valid_lens, error, message",
     [

@@ -9,6 +9,9 @@ torch helpers: ``make test-versions`` runs those tests where torch is not instal
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import matplotlib
@@ -71,3 +74,40 @@ def _padding_mask(shape, valid_lens) -> torch.Tensor:
 def padding_mask():
     """``padding_mask(shape, valid_lens)``: True where a key lies past the valid length."""
     return _padding_mask
+
+
+# The lesson's own code: the chapter page shows short, unchecked versions of the functions
+# the library saves from the engineering page ("Attention Scoring in Practice"). The
+# tests in test_lesson_equals_library.py (and its JAX and TensorFlow twins) prove that
+# both give the same results. The notebook is read as JSON, so that these tests need
+# nothing of booktools (``make test-versions`` runs them in bare environments).
+LESSON = Path(__file__).resolve().parents[2] / "chapters" / "en" / "attention-scoring-functions.ipynb"
+LESSON_CELLS = (
+    "imports",
+    "masked-softmax",
+    "dot-product-attention",
+    "additive-attention",
+    "solution-1-code",
+    "solution-2-code",
+)
+CELL_SUFFIX = {"pytorch": "", "jax": "-jax", "tensorflow": "-tf"}
+
+
+@functools.cache
+def _lesson_namespace(framework: str) -> dict:
+    """Run the lesson's cells of ``framework`` (imports, masked softmax, layers, exercise
+    solutions) in a fresh namespace and return it."""
+    cells = {cell["id"]: "".join(cell["source"]) for cell in json.loads(LESSON.read_text(encoding="utf-8"))["cells"]}
+    namespace: dict = {}
+    for name in LESSON_CELLS:
+        cell_id = name + CELL_SUFFIX[framework]
+        source = cells[cell_id]
+        assert source.startswith(f"#@tab {framework}\n"), f"cell {cell_id} is not a {framework} cell"
+        exec(compile(source, f"{LESSON.name}, cell {cell_id}", "exec"), namespace)
+    return namespace
+
+
+@pytest.fixture(scope="session")
+def lesson():
+    """``lesson(framework)``: the namespace in which the lesson's code of ``framework`` ran."""
+    return _lesson_namespace

@@ -289,7 +289,7 @@ def test_inserting_cells_at_the_top_of_a_page_changes_no_line_of_any_module(scra
 
 def test_check_lib_names_the_block_edited_in_a_notebook_without_make_lib(scratch: Path):
     """Edit the last line of the first definition the cell ``masked-softmax`` saves, and not the library."""
-    path = scratch / "chapters/en/attention-scoring-functions.ipynb"
+    path = scratch / "chapters/en/attention-scoring-in-practice.ipynb"
     notebook = nbformat.read(path, as_version=4)
     cell = next(c for c in notebook.cells if c.get("id") == "masked-softmax")
     torch = by_name("pytorch")
@@ -307,7 +307,7 @@ def test_check_lib_names_the_block_edited_in_a_notebook_without_make_lib(scratch
     )
     assert len(problems) == 1, problems
     assert problems[0].startswith(
-        f"{name!r} from chapters/en/attention-scoring-functions.ipynb, cell masked-softmax; "
+        f"{name!r} from chapters/en/attention-scoring-in-practice.ipynb, cell masked-softmax; "
         f"{block.section.title} ({block.section.label}) differs:"
     ), problems[0]
     assert f"-{lines[definition.end_lineno - 1]}" in problems[0]

@@ -19,6 +19,7 @@ from booktools.translations.prose import looks_english
 from booktools.translations.pycode import code_prose
 
 CHAPTER = "attention-scoring-functions.ipynb"
+PRACTICE = "attention-scoring-in-practice.ipynb"
 
 
 @pytest.fixture
@@ -106,7 +107,7 @@ def test_moving_a_save_mark_in_id(book: Path) -> None:
 
 
 def test_changing_tags_in_ko(book: Path) -> None:
-    where = edit_cell(book, "ko", "valid-lens-helper", lambda cell: cell.metadata.pop("tags"))
+    where = edit_cell(book, "ko", "valid-lens-helper", lambda cell: cell.metadata.pop("tags"), PRACTICE)
     assert_reported(book, where, "tags differ", "hide-input")
 
 
@@ -131,7 +132,7 @@ def test_leaving_an_english_paragraph(book: Path, root: Path, language: str) -> 
         cell.source = "\n\n".join(cell.source.split("\n\n")[:-1] + [english])
 
     where = edit_cell(book, language, "masked-softmax-choice-md", forget)
-    assert_reported(book, where, "prose left in English", "as in English", "The valid lengths come")
+    assert_reported(book, where, "prose left in English", "as in English", "The library's version of this function")
 
 
 @pytest.mark.parametrize(
@@ -224,8 +225,8 @@ def test_a_missing_glossary_term_in_ko(book: Path) -> None:
         (
             "id",
             "bmm-md",
-            "\\mathbb{R}^{N \\times a \\times c}.",
-            "\\mathbb{R}^{N \\times c \\times a}.",
+            "\\mathbb{R}^{N \\times r \\times t}.",
+            "\\mathbb{R}^{N \\times t \\times r}.",
             ("math blocks differ", "eq_batch-matrix-mul"),
         ),
         ("ko", "bmm-md", "(subsec_batch_dot)=", "(subsec_bmm)=", ("labels differ", "subsec_bmm")),

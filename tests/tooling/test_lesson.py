@@ -1,0 +1,161 @@
+"""The chapter page is a lesson a student can follow in one sitting (issue 23).
+
+- at most ``MAX_WORDS`` words of prose a reader meets, in every framework's tab and
+  every edition's English original (paragraphs, list items, headings and captions;
+  not code, outputs, math displays, the other tabs' notes, collapsed solutions, the quiz
+  or the bibliography);
+- ``masked_softmax`` is at most ``MAX_LINES`` lines of code in every framework
+  (blank lines, comments and docstrings not counted), and takes the same steps in the
+  same order in all three: the same statements, kind by kind;
+- the lesson's layers and solutions call the public ``masked_softmax`` and nothing
+  private, and the lesson saves nothing: the library is saved from the engineering page.
+
+``tests/library/test_lesson_equals_library.py`` and its JAX and TensorFlow twins prove
+that the lesson's code gives the library's results.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+
+import nbformat
+import pytest
+
+from booktools.book import ROOT
+from booktools.frameworks import FRAMEWORKS, Framework, cell_frameworks, strip_marks
+from booktools.save_marks import saved_statements
+from booktools.slide_marks import strip_slide_marks
+
+LESSON = ROOT / "chapters" / "en" / "attention-scoring-functions.ipynb"
+MAX_WORDS = 2500
+MAX_LINES = 25
+SUFFIX = {"pytorch": "", "jax": "-jax", "tensorflow": "-tf"}
+LAYER_CELLS = ("dot-product-attention", "additive-attention", "solution-1-code", "solution-2-code")
+NOT_COUNTED = {"quiz-md"}  # the quiz's heading and its one sentence belong to the quiz
+
+
+def lesson_cells() -> list[nbformat.NotebookNode]:
+    return nbformat.read(LESSON, as_version=4).cells
+
+
+def cell(cell_id: str) -> nbformat.NotebookNode:
+    return next(c for c in lesson_cells() if c.get("id") == cell_id)
+
+
+def prose_words(source: str) -> int:
+    """The words a reader meets in one markdown cell."""
+    text = strip_slide_marks(source, keep_slides_only=False)
+    text = re.sub(r"^:(begin|end)_tab:.*$", " ", text, flags=re.MULTILINE)
+    text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.DOTALL)  # displayed equations
+    text = re.sub(r"^```(?!\{figure)[^\n]*\n.*?^```\s*$", " ", text, flags=re.DOTALL | re.MULTILINE)
+    text = re.sub(r"^(```|:::).*$|^:\w+:.*$|^\([^)\s]+\)=\s*$", " ", text, flags=re.MULTILINE)
+    text = re.sub(r"\{\w+\}`[^`]*`", "ref", text)  # a reference reads as its target's name
+    text = re.sub(r"\$[^$]+\$", "math", text)  # an inline formula reads as one word
+    return len([word for word in text.split() if re.search(r"\w", word)])
+
+
+def words_per_tab() -> dict[str, int]:
+    counts = {framework.name: 0 for framework in FRAMEWORKS}
+    in_solution = False
+    for c in lesson_cells():
+        if c.cell_type != "markdown":
+            continue
+        if c.source.startswith("```{solution-start}"):
+            in_solution = True
+        elif c.source.startswith("```{solution-end}"):
+            in_solution = False
+        elif not in_solution and c.get("id") not in NOT_COUNTED and "{bibliography}" not in c.source:
+            shown_in = cell_frameworks(c)
+            for name in counts:
+                if shown_in is None or name in shown_in:
+                    counts[name] += prose_words(c.source)
+    return counts
+
+
+def test_the_lesson_reads_in_one_sitting():
+    counts = words_per_tab()
+    too_long = {name: count for name, count in counts.items() if count > MAX_WORDS}
+    assert not too_long, f"the lesson has more than {MAX_WORDS} words of prose in these tabs: {too_long}"
+
+
+def code_lines(source: str) -> int:
+    """Lines holding code: not blank, not only a comment, not part of a docstring."""
+    tree = ast.parse(source)
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Module)) and ast.get_docstring(node) is not None:
+            first = node.body[0]
+            docstrings.update(range(first.lineno, first.end_lineno + 1))
+    lines = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in (
+            tokenize.COMMENT,
+            tokenize.NL,
+            tokenize.NEWLINE,
+            tokenize.INDENT,
+            tokenize.DEDENT,
+            tokenize.ENDMARKER,
+        ):
+            lines.update(range(token.start[0], token.end[0] + 1))
+    return len(lines - docstrings)
+
+
+def masked_softmax_of(framework: Framework) -> ast.FunctionDef:
+    tree = ast.parse(strip_marks(cell("masked-softmax" + SUFFIX[framework.name])))
+    return next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "masked_softmax")
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=lambda framework: framework.name)
+def test_masked_softmax_is_short(framework: Framework):
+    source = strip_marks(cell("masked-softmax" + SUFFIX[framework.name]))
+    assert code_lines(source) <= MAX_LINES, (
+        f"the lesson's {framework.label} masked_softmax cell has {code_lines(source)} lines of code, "
+        f"more than {MAX_LINES}"
+    )
+
+
+def steps(function: ast.FunctionDef) -> list[str]:
+    """The kinds of statements of a function, nested bodies included, docstring excluded."""
+    body = function.body[1:] if ast.get_docstring(function) is not None else function.body
+    kinds = []
+    for statement in body:
+        kinds.extend(type(node).__name__ for node in ast.walk(statement) if isinstance(node, ast.stmt))
+    return kinds
+
+
+def test_masked_softmax_takes_the_same_steps_in_every_framework():
+    found = {framework.label: steps(masked_softmax_of(framework)) for framework in FRAMEWORKS}
+    assert len({tuple(kinds) for kinds in found.values()}) == 1, f"the steps differ: {found}"
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=lambda framework: framework.name)
+def test_the_lesson_calls_the_public_masked_softmax(framework: Framework):
+    for name in LAYER_CELLS:
+        cell_id = name + SUFFIX[framework.name]
+        tree = ast.parse(strip_marks(cell(cell_id)))
+        called = {
+            node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
+        private = sorted(
+            {
+                node.id
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Name) and node.id.startswith("_") and not node.id.startswith("__")
+            }
+            | {
+                node.attr
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+            }
+        )
+        assert not private, f"cell {cell_id} uses private names: {private}"
+        if name in ("dot-product-attention", "additive-attention"):
+            assert "masked_softmax" in called, f"cell {cell_id} does not call masked_softmax"
+
+
+def test_the_lesson_saves_nothing():
+    saving = [c.get("id") for c in lesson_cells() if c.cell_type == "code" and saved_statements(c.source)]
+    assert not saving, f"the lesson's cells {saving} save into the library; the engineering page saves it"
