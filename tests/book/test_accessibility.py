@@ -40,6 +40,7 @@ from booktools.book import ROOT
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 EDITIONS = [edition.code for edition in edition_settings.configured_editions(CONFIG)]
 CHAPTER = "attention-scoring-functions"
+PRACTICE = "attention-scoring-in-practice"
 MODES = ("light", "dark")
 BLOCKING = ("serious", "critical")
 TIMEOUT_MS = 20_000
@@ -394,8 +395,12 @@ def start_before_section_of(page, selector: str) -> None:
     assert found, f"no visible {selector!r} on the page"
 
 
+def page_url(site_url: str, code: str, page: str) -> str:
+    return f"{site_url}/{code}/{page}.html"
+
+
 def chapter_url(site_url: str, code: str) -> str:
-    return f"{site_url}/{code}/{CHAPTER}.html"
+    return page_url(site_url, code, CHAPTER)
 
 
 def selected_frameworks(page) -> list[str]:
@@ -451,6 +456,7 @@ def test_solutions_and_collapsed_cells_open_with_the_keyboard(page, site_url):
     page.keyboard.press("Enter")
     explanation.wait_for_element_state("visible", timeout=TIMEOUT_MS)
 
+    open_page(page, page_url(site_url, "en", PRACTICE))  # its library helpers are collapsed cells
     start_before_section_of(page, "details.hide")
     tab_to(page, "details.hide > summary")
     assert_focus_ring(page, "a collapsed code cell's summary")

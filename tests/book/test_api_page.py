@@ -12,9 +12,12 @@ import re
 import pytest
 
 from booktools import api_docs
+from booktools.book import pages
 from booktools.frameworks import FRAMEWORKS
 
 MODULES = [f"d2l_lib.{framework.module}" for framework in FRAMEWORKS]
+# The book's pages, by file name: where a public name may be defined.
+PAGE_NAMES = "|".join(re.escape(path.stem) for path in pages())
 
 
 def entries(html: str) -> dict[str, str]:
@@ -53,7 +56,7 @@ def test_each_edition_documents_every_public_name_with_its_section(site, built_e
                     first_line = (obj.__doc__ or "").strip().splitlines()[0].split("``")[0]
                     assert first_line[:20] in text, f"{code}: {module}.{name} lacks its docstring"
                 assert api_docs.texts(code)[2] in entry, f"{code}: {module}.{name} does not say where it is defined"
-                assert re.search(r'href="(preliminaries|attention-scoring-functions)\.html#', entry), (
+                assert re.search(rf'href="({PAGE_NAMES})\.html#', entry), (
                     f"{code}: {module}.{name} does not link its section"
                 )
 
