@@ -4,33 +4,33 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# The kernel every notebook run uses (booktools/kernel.py): its environment is fixed,
+# The kernel every notebook run uses (booktools/servers/kernel.py): its environment is fixed,
 # so figures show whatever the caller's MPLBACKEND is.
 KERNEL := d2l-book
 # axe-core for the accessibility tests (tests/book/test_accessibility.py), pinned by
 # tests/book/axe/package-lock.json, installed with npm into the environment.
 AXE := $(VENV)/share/d2l-book/axe
 AXE_SCRIPT := $(AXE)/node_modules/axe-core/axe.min.js
-# Thebe for the book's Live code button (booktools/theme/live.py), pinned by
-# booktools/theme/thebe/package-lock.json, installed with npm into the environment;
+# Thebe for the book's Live code button (booktools/website/theme/live.py), pinned by
+# booktools/website/theme/thebe/package-lock.json, installed with npm into the environment;
 # the build copies its bundle into the site.
 THEBE := $(VENV)/share/d2l-book/thebe
 THEBE_SCRIPT := $(THEBE)/node_modules/thebe/lib/index.js
 # d2lbook 1.0.3 pins Sphinx 5.3, so it has an environment of its own for the slides
-# (booktools/slides.py), pinned by booktools/slides-requirements.txt; reveal.js, require.js
-# and jQuery for the decks, pinned by booktools/reveal/package-lock.json, are installed into it.
+# (booktools/slides/), pinned by booktools/slides/requirements.txt; reveal.js, require.js
+# and jQuery for the decks, pinned by booktools/slides/reveal/package-lock.json, are installed into it.
 D2LBOOK_VENV := .venv-d2lbook
 D2LBOOK_STAMP := $(D2LBOOK_VENV)/.installed
 REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 
-.PHONY: setup slides-setup slides book lab serve test test-versions lib check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
+.PHONY: setup slides-setup slides book lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
 
-$(STAMP): requirements.txt pyproject.toml booktools/kernel.py
+$(STAMP): requirements.txt pyproject.toml booktools/servers/kernel.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
-	$(PY) -m booktools.kernel
+	$(PY) -m booktools kernel
 	touch $(STAMP)
 
 $(AXE_SCRIPT): tests/book/axe/package.json tests/book/axe/package-lock.json $(STAMP)
@@ -39,20 +39,20 @@ $(AXE_SCRIPT): tests/book/axe/package.json tests/book/axe/package-lock.json $(ST
 	npm ci --prefix $(AXE) --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $(AXE_SCRIPT)
 
-$(THEBE_SCRIPT): booktools/theme/thebe/package.json booktools/theme/thebe/package-lock.json $(STAMP)
+$(THEBE_SCRIPT): booktools/website/theme/thebe/package.json booktools/website/theme/thebe/package-lock.json $(STAMP)
 	rm -rf $(THEBE)/node_modules  # npm ci over a large node_modules can race with its own removal
 	mkdir -p $(THEBE)
-	cp booktools/theme/thebe/package.json booktools/theme/thebe/package-lock.json $(THEBE)/
+	cp booktools/website/theme/thebe/package.json booktools/website/theme/thebe/package-lock.json $(THEBE)/
 	npm ci --prefix $(THEBE) --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $(THEBE_SCRIPT)
 
 setup: $(STAMP) $(AXE_SCRIPT) $(THEBE_SCRIPT)
 
-$(D2LBOOK_STAMP): booktools/slides-requirements.txt booktools/reveal/package-lock.json
+$(D2LBOOK_STAMP): booktools/slides/requirements.txt booktools/slides/reveal/package-lock.json
 	$(PYTHON) -m venv $(D2LBOOK_VENV)
-	$(D2LBOOK_VENV)/bin/python -m pip install --quiet -r booktools/slides-requirements.txt
+	$(D2LBOOK_VENV)/bin/python -m pip install --quiet -r booktools/slides/requirements.txt
 	mkdir -p $(REVEAL)
-	cp booktools/reveal/package.json booktools/reveal/package-lock.json $(REVEAL)/
+	cp booktools/slides/reveal/package.json booktools/slides/reveal/package-lock.json $(REVEAL)/
 	npm ci --prefix $(REVEAL) --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $(D2LBOOK_STAMP)
 
@@ -60,51 +60,55 @@ slides-setup: $(D2LBOOK_STAMP)
 
 ## make slides: lecture slides of every page, edition and framework (d2lbook + nbconvert) into _build/html/<lang>/slides/
 slides: setup slides-setup
-	$(PY) -m booktools.slides
+	$(PY) -m booktools slides
 
 ## make book: build the rendered book into _build/html
 book: setup slides-setup
-	$(PY) -m booktools.build
+	$(PY) -m booktools book
 
 ## make lab: JupyterLab on the derived notebooks (notebooks/<lang>/<framework>/), kernel d2l-book
 lab: setup
-	$(PY) -m booktools.lab $(LAB_ARGS)
+	$(PY) -m booktools lab $(LAB_ARGS)
 
 ## make serve: the built site and a local Jupyter server for its Live code button (prints the URL)
 serve: setup
-	$(PY) -m booktools.serve $(SERVE_ARGS)
+	$(PY) -m booktools serve $(SERVE_ARGS)
 
 ## make test: every check CI runs
-test: setup slides-setup check-lib check-notebooks check-translations lint pytest
+test: setup slides-setup check lint pytest
 
 ## make test-versions: the library's tests on the lowest and newest release of each framework pyproject.toml allows (not part of make test)
 # One environment per framework and series under _build/versions/, made once and reused while
-# what it was made from is unchanged (booktools/version_matrix.py); prints a table at the end.
+# what it was made from is unchanged (booktools/checks/version_matrix.py); prints a table at the end.
 # It needs .venv only (booktools), not the npm packages of setup.
 test-versions: $(STAMP)
-	$(PY) -m booktools.version_matrix $(VERSIONS_ARGS)
+	$(PY) -m booktools versions $(VERSIONS_ARGS)
 
 ## make lib: regenerate d2l_lib/{torch,jax,tensorflow}.py from the notebooks' #@save cells
 lib: setup
-	$(PY) -m booktools.extract
+	$(PY) -m booktools lib
+
+## make check: d2l_lib, notebooks/ and the translations against their sources (the three checks below)
+check: setup
+	$(PY) -m booktools check
 
 check-lib: setup
-	$(PY) -m booktools.extract --check
+	$(PY) -m booktools lib --check
 
 ## make notebooks: derive notebooks/<lang>/<framework>/ from the source pages in chapters/
 notebooks: setup
-	$(PY) -m booktools.derive
+	$(PY) -m booktools notebooks
 
 check-notebooks: setup
-	$(PY) -m booktools.derive --check
+	$(PY) -m booktools notebooks --check
 
 ## make outputs: re-execute every framework's notebook headlessly and store its outputs
 outputs: setup lib
-	$(PY) -m booktools.execute
+	$(PY) -m booktools outputs
 
 ## make check-translations: the Indonesian and Korean editions match English
 check-translations: setup
-	$(PY) -m booktools.translations
+	$(PY) -m booktools translations
 
 ## make bench: speed of d2l_lib against named baselines (prints a table)
 bench: setup

@@ -17,17 +17,27 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from booktools.book import ROOT
+import booktools
+from booktools.project import Project
 
 SYNTHETIC_PAGE = "tabs"
 SYNTHETIC_VERSION = "9.8.7"
 SYNTHETIC_URL = "https://github.com/someone/tab-book"
 
 
+PROJECT = Project.here()
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     """The repository root."""
-    return ROOT
+    return PROJECT.root
+
+
+@pytest.fixture(scope="session")
+def project() -> Project:
+    """The book this checkout holds (``booktools.project.Project``)."""
+    return PROJECT
 
 
 def _code(cell_id: str, source: str, printed: str | None = None, tags: tuple[str, ...] = ()) -> nbformat.NotebookNode:
@@ -109,26 +119,33 @@ def write_synthetic_book(book: Path) -> Path:
 
     It has what the tools read: ``_toc.yml`` (an index page and the synthetic page),
     ``_config.yml`` (the real one, with ``repository.url`` set to ``SYNTHETIC_URL``),
-    ``references.bib``, ``img/``, ``booktools/`` (for ``python -m booktools.<tool>``) and
-    ``d2l_lib/__init__.py`` with ``__version__ = SYNTHETIC_VERSION``.
+    ``references.bib``, ``img/``, each edition's ``strings.yml`` (the real ones),
+    ``booktools/`` (for ``python -m booktools --root <book> <verb>``) and
+    ``d2l_lib/__init__.py`` with ``__version__ = SYNTHETIC_VERSION``. Wrap it in
+    ``Project(book)`` to hand it to the tools.
     """
-    (book / "d2l_lib").mkdir(parents=True)
-    (book / "d2l_lib" / "__init__.py").write_text(f'"""A library."""\n\n__version__ = "{SYNTHETIC_VERSION}"\n')
-    shutil.copytree(ROOT / "booktools", book / "booktools", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "img", book / "img")
-    shutil.copy2(ROOT / "references.bib", book / "references.bib")
-    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    synthetic = Project(book)
+    synthetic.library_dir.mkdir(parents=True)
+    (synthetic.library_dir / "__init__.py").write_text(f'"""A library."""\n\n__version__ = "{SYNTHETIC_VERSION}"\n')
+    tools = Path(booktools.__file__).parent
+    shutil.copytree(tools, book / tools.name, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in PROJECT.shared_folders():
+        shutil.copytree(folder, book / PROJECT.relative(folder))
+    shutil.copy2(PROJECT.bibliography, synthetic.bibliography)
+    config = PROJECT.config_file.read_text(encoding="utf-8")
     url_line = next(line for line in config.splitlines() if line.strip().startswith("url:"))
-    (book / "_config.yml").write_text(config.replace(url_line, f"  url: {SYNTHETIC_URL}/"), encoding="utf-8")
-    (book / "_toc.yml").write_text(
+    synthetic.config_file.write_text(config.replace(url_line, f"  url: {SYNTHETIC_URL}/"), encoding="utf-8")
+    synthetic.toc_file.write_text(
         f"format: jb-book\nroot: chapters/en/index\nchapters:\n  - file: chapters/en/{SYNTHETIC_PAGE}\n",
         encoding="utf-8",
     )
     for language in ("en", "id"):
-        folder = book / "chapters" / language
+        folder = synthetic.edition_dir(language)
         folder.mkdir(parents=True)
         (folder / "index.md").write_text("# A Synthetic Book\n\nOne page, every framework.\n", encoding="utf-8")
         nbformat.write(synthetic_notebook(), folder / f"{SYNTHETIC_PAGE}.ipynb")
+        if PROJECT.strings_file(language).is_file():
+            shutil.copy2(PROJECT.strings_file(language), synthetic.strings_file(language))
     return book
 
 

@@ -1,7 +1,7 @@
 """Fixtures for the rendered book: the built site, a local web server, a headless browser.
 
 The site is built once per session, and only when ``_build/html`` is missing or
-was built from other files than the ones in the tree (``booktools.build.is_current``),
+was built from other files than the ones in the tree (``booktools.website.build.is_current``),
 so ``make book && make test`` builds once. With ``CI=true`` a missing browser
 fails the browser tests instead of skipping them.
 """
@@ -23,8 +23,11 @@ import psutil
 import pytest
 import yaml
 
-from booktools import build, edition_settings, serve
-from booktools.book import ROOT
+from booktools.project import BUILD_INPUTS, Project
+from booktools.servers import serve
+from booktools.website import build, editions
+
+PROJECT = Project.here()
 
 # Debian's chromium package; BOOK_CHROMIUM names another Chromium build.
 CHROMIUM = Path(os.environ.get("BOOK_CHROMIUM", "/usr/bin/chromium"))
@@ -36,10 +39,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
-SCREENSHOTS = ROOT / "_build" / "screenshots"
-# What a build of the book reads (booktools.build.INPUTS), and the package that runs it:
-# copied into scratch repositories.
-BOOK_FILES = (*build.INPUTS, "booktools")
+SCREENSHOTS = PROJECT.work_dir("screenshots")
 
 
 def in_ci() -> bool:
@@ -57,25 +57,25 @@ def skip_or_fail(reason: str) -> None:
 @pytest.fixture(scope="session")
 def book_config() -> dict:
     """The top-level ``_config.yml``."""
-    return yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    return yaml.safe_load(PROJECT.config_file.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")
 def site() -> Path:
     """The built site (``_build/html``), built now if missing or stale."""
-    if not build.is_current(ROOT):
+    if not build.is_current(PROJECT):
         result = subprocess.run(
-            [sys.executable, "-m", "booktools.build"], cwd=ROOT, check=False, capture_output=True, text=True
+            [sys.executable, "-m", "booktools", "book"], cwd=PROJECT.root, check=False, capture_output=True, text=True
         )
         if result.returncode != 0:
             pytest.fail(f"make book failed:\n{result.stdout}\n{result.stderr}")
-    return build.site_dir(ROOT)
+    return PROJECT.site_dir
 
 
 @pytest.fixture(scope="session")
 def built_editions(site: Path, book_config: dict) -> list[str]:
     """The language codes of the editions in the built site, English first."""
-    codes = [edition.code for edition in edition_settings.configured_editions(book_config)]
+    codes = [edition.code for edition in editions.configured_editions(book_config)]
     return [code for code in codes if (site / code / "index.html").exists()]
 
 
@@ -167,8 +167,8 @@ def page(browser, site_url: str) -> Iterator[object]:
 def live(site: Path, request: pytest.FixtureRequest) -> Iterator[serve.Servers]:
     """``make serve``'s servers, one pair per test module; afterwards, every process they started is gone."""
     started: set[int] = set()
-    log = ROOT / "_build" / f"{request.module.__name__.rsplit('.', 1)[-1]}-jupyter.log"
-    with serve.serving(site, log=log) as servers:
+    log = PROJECT.build_dir / f"{request.module.__name__.rsplit('.', 1)[-1]}-jupyter.log"
+    with serve.serving(PROJECT, site, log=log) as servers:
         try:
             yield servers
         finally:
@@ -197,10 +197,14 @@ def screenshots() -> Path:
     return SCREENSHOTS
 
 
-def copy_book_files(target: Path, names: tuple[str, ...] = BOOK_FILES) -> Path:
-    """Copy ``names`` (files or folders of the repository) into ``target``; return ``target``."""
+def copy_book_files(target: Path, names: tuple[str, ...] = BUILD_INPUTS) -> Path:
+    """Copy ``names`` (files or folders of the repository) into ``target``; return ``target``.
+
+    By default they are what a build of the book reads (``booktools.project.BUILD_INPUTS``),
+    the package that runs it included.
+    """
     for name in names:
-        source, copy = ROOT / name, target / name
+        source, copy = PROJECT.root / name, target / name
         if source.is_dir():
             shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
         else:
@@ -217,9 +221,9 @@ def scratch_book(tmp_path: Path) -> Path:
     yet) are filled with copies of the English pages.
     """
     copy_book_files(tmp_path)
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    for edition in edition_settings.configured_editions(config):
-        target = tmp_path / "chapters" / edition.code
+    book = Project(tmp_path)
+    for edition in editions.configured_editions(yaml.safe_load(book.config_file.read_text(encoding="utf-8"))):
+        target = book.edition_dir(edition.code)
         if not target.is_dir():
-            shutil.copytree(ROOT / "chapters" / "en", target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+            shutil.copytree(PROJECT.edition_dir("en"), target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     return tmp_path

@@ -32,13 +32,12 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-import yaml
 
-from booktools import edition_settings
-from booktools.book import ROOT
+from booktools.project import Project
+from booktools.sources.config import configured_editions
 
-CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-EDITIONS = [edition.code for edition in edition_settings.configured_editions(CONFIG)]
+PROJECT = Project.here()
+EDITIONS = [edition.code for edition in configured_editions(PROJECT.config())]
 CHAPTER = "attention-scoring-functions"
 PRACTICE = "attention-scoring-in-practice"
 MODES = ("light", "dark")
@@ -47,7 +46,7 @@ TIMEOUT_MS = 20_000
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 # The pinned axe-core and where `make setup` installs it (npm ci --prefix AXE_DIR).
-AXE_LOCK = ROOT / "tests" / "book" / "axe" / "package-lock.json"
+AXE_LOCK = PROJECT.root / "tests" / "book" / "axe" / "package-lock.json"
 AXE_DIR = Path(os.environ.get("BOOK_AXE_DIR", Path(sys.prefix) / "share" / "d2l-book" / "axe"))
 AXE_PACKAGE = AXE_DIR / "node_modules" / "axe-core"
 # WCAG's minimum contrast for text (1.4.3), asked of a figure's darkest or lightest
@@ -315,7 +314,7 @@ def test_every_image_says_what_it_shows(site, built_editions, code):
         parser.feed((site / rel).read_text(encoding="utf-8"))
         silent += [(rel, src, alt) for src, alt in parser.images if says_nothing(src, alt)]
     # Notebook outputs (the heatmaps) get theirs from the description show_heatmaps attaches
-    # (booktools.alt_text); figures of the prose from their markdown.
+    # (booktools.website.alt_text); figures of the prose from their markdown.
     assert not silent, "images without a text alternative that says what they show:\n" + "\n".join(
         f"{rel}: {src} (alt {alt!r})" for rel, src, alt in silent
     )

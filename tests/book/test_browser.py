@@ -17,14 +17,15 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-from booktools import edition_settings
-from booktools.book import ROOT
-from booktools.frameworks import FRAMEWORKS
+from booktools.project import Project
+from booktools.sources.config import configured_editions
+from booktools.sources.frameworks import FRAMEWORKS
 
-CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-EDITIONS = [edition.code for edition in edition_settings.configured_editions(CONFIG)]
+PROJECT = Project.here()
+CONFIG = yaml.safe_load(PROJECT.config_file.read_text(encoding="utf-8"))
+EDITIONS = [edition.code for edition in configured_editions(PROJECT.config())]
 CHAPTER = "attention-scoring-functions"
-GLOSSARY = ROOT / "chapters" / "glossary.yml"
+GLOSSARY = PROJECT.glossary_file
 GLOSSARY_CONCEPTS = ("attention", "key", "value")
 LETTERS = re.compile(r"[^\W\d_]{2,}")
 TIMEOUT_MS = 20_000
@@ -117,7 +118,7 @@ def expected_colab(code: str, framework: str) -> str:
     owner_repo = urlparse(repository["url"]).path.strip("/")
     book = (repository.get("path_to_book") or "").strip("/")
     notebook = "/".join(part for part in (book, "notebooks", code, framework, f"{CHAPTER}.ipynb") if part)
-    assert (ROOT / notebook).exists(), notebook
+    assert (PROJECT.root / notebook).exists(), notebook
     return (
         f"{CONFIG['launch_buttons']['colab_url'].rstrip('/')}/github/{owner_repo}"
         f"/blob/{repository['branch']}/{notebook}"

@@ -16,10 +16,12 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from booktools import build, edition_settings
-from booktools.book import ROOT, notebooks
-from booktools.frameworks import DEFAULT as DEFAULT_FRAMEWORK
-from booktools.frameworks import FRAMEWORKS, groups
+from booktools.project import BUILD_INPUTS, Project
+from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
+from booktools.sources.frameworks import FRAMEWORKS, groups
+from booktools.website import build, editions
+
+PROJECT = Project.here()
 
 REMOTE_ASSET = re.compile(r'(src|href)="https?://[^"]*\.(js|css)')
 CHAPTER = "attention-scoring-functions"
@@ -42,30 +44,29 @@ def tags(path: Path) -> list[tuple[str, dict[str, str | None]]]:
     return parser.tags
 
 
-def load_toc() -> dict:
-    return yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-
-
 # Derivation of each edition's configuration --------------------------------------------
 
 
 def test_toc_entries_become_relative_to_the_edition_folder():
-    derived = edition_settings.edition_toc(load_toc())
+    derived = editions.edition_toc(PROJECT)
     assert derived["root"] == "index"
     files = [entry["file"] for entry in derived["chapters"]]
     assert CHAPTER in files
     assert not any("/" in name for name in files)
 
 
-def test_a_toc_entry_outside_the_english_folder_is_refused():
-    with pytest.raises(edition_settings.BuildError, match="not under chapters/en/"):
-        edition_settings.edition_toc({"root": "chapters/en/index", "chapters": [{"file": "notes/extra"}]})
+def test_a_toc_entry_outside_the_english_folder_is_refused(tmp_path: Path):
+    book = Project(tmp_path)
+    toc = {"format": "jb-book", "root": "chapters/en/index", "chapters": [{"file": "notes/extra"}]}
+    book.toc_file.write_text(yaml.safe_dump(toc), encoding="utf-8")
+    with pytest.raises(editions.BuildError, match="'notes/extra' is not under chapters/en/"):
+        editions.edition_toc(book)
 
 
 def test_edition_config_changes_only_what_differs(book_config):
-    editions = edition_settings.configured_editions(book_config)
-    korean = next(edition for edition in editions if edition.code == "ko")
-    derived = edition_settings.edition_config(book_config, korean, editions)
+    configured = editions.configured_editions(book_config)
+    korean = next(edition for edition in configured if edition.code == "ko")
+    derived = editions.edition_config(book_config, korean, configured, PROJECT)
     assert derived["sphinx"]["config"]["language"] == "ko"
     assert derived["title"] == korean.title
     assert derived["repository"]["path_to_book"] == "notebooks/ko/pytorch"
@@ -81,9 +82,9 @@ def test_edition_config_changes_only_what_differs(book_config):
 
 def test_path_to_book_is_kept_as_a_prefix(book_config):
     config = {**book_config, "repository": {**book_config["repository"], "path_to_book": "book/"}}
-    english = edition_settings.configured_editions(config)[0]
+    english = editions.configured_editions(config)[0]
     assert (
-        edition_settings.edition_config(config, english, [english])["repository"]["path_to_book"]
+        editions.edition_config(config, english, [english], PROJECT)["repository"]["path_to_book"]
         == "book/notebooks/en/pytorch"
     )
 
@@ -91,19 +92,19 @@ def test_path_to_book_is_kept_as_a_prefix(book_config):
 def test_the_colab_button_of_every_page_opens_a_notebook_of_every_framework(book_config):
     """The button opens ``<path_to_book>/<page>.ipynb``, and framework-colab.js swaps the
     framework folder for the tab the reader chose: each must exist in the repository."""
-    editions = edition_settings.configured_editions(book_config)
-    for edition in editions:
-        folder = edition_settings.edition_config(book_config, edition, editions)["repository"]["path_to_book"]
-        for page in notebooks(edition.code):
+    configured = editions.configured_editions(book_config)
+    for edition in configured:
+        folder = editions.edition_config(book_config, edition, configured, PROJECT)["repository"]["path_to_book"]
+        for page in PROJECT.notebooks(edition.code):
             for framework in FRAMEWORKS:
-                target = ROOT / folder.replace(f"/{DEFAULT_FRAMEWORK.name}", f"/{framework.name}") / page.name
-                assert target.is_file(), f"{target.relative_to(ROOT)} is missing; run `make notebooks`"
+                target = PROJECT.root / folder.replace(f"/{DEFAULT_FRAMEWORK.name}", f"/{framework.name}") / page.name
+                assert target.is_file(), f"{PROJECT.relative(target)} is missing; run `make notebooks`"
 
 
 def test_english_comes_first_and_every_edition_has_a_name(book_config):
-    editions = edition_settings.configured_editions(book_config)
-    assert [edition.code for edition in editions] == ["en", "id", "ko"]
-    assert all(edition.name and edition.title for edition in editions)
+    configured = editions.configured_editions(book_config)
+    assert [edition.code for edition in configured] == ["en", "id", "ko"]
+    assert all(edition.name and edition.title for edition in configured)
 
 
 def test_the_build_is_strict_and_does_not_execute(book_config):
@@ -163,7 +164,7 @@ def test_mathjax_is_served_from_the_site(site, built_editions):
 def test_citations_have_a_bibliography(site, built_editions):
     for code in built_editions:
         found = tags(site / code / f"{CHAPTER}.html")
-        # A citation entry is a div of class "citation" (booktools/theme/a11y.py drops docutils' role
+        # A citation entry is a div of class "citation" (booktools/website/theme/a11y.py drops docutils' role
         # doc-biblioentry, which ARIA allows only inside a doc-bibliography list).
         entries = {
             attrs["id"] for tag, attrs in found if tag == "div" and "citation" in (attrs.get("class") or "").split()
@@ -188,7 +189,7 @@ def test_the_korean_search_index_has_bare_nouns(site, built_editions):
 
 
 def test_korean_words_are_indexed_with_their_prefixes():
-    from booktools.theme.search import SearchKorean
+    from booktools.website.theme.search import SearchKorean
 
     words = SearchKorean({}).split("쿼리와 키의 softmax는 값을")
     assert {"쿼리", "쿼리와", "키", "키의", "softmax", "값", "값을"} <= set(words)
@@ -216,7 +217,7 @@ FRAMEWORK_LABELS = [(framework.label, "framework", framework.name) for framework
 
 def test_every_tab_group_of_every_page_is_one_synced_tab_set(site, built_editions):
     for code in built_editions:
-        for source in notebooks(code):
+        for source in PROJECT.notebooks(code):
             expected = len(groups(nbformat.read(source, as_version=4).cells))
             found = tab_sets(site / code / f"{source.stem}.html")
             assert len(found) == expected, f"{code}/{source.stem}.html: {len(found)} tab sets, {expected} groups"
@@ -240,29 +241,31 @@ def test_a_broken_reference_citation_or_label_in_any_edition_fails_the_build(scr
         scratch_book / "chapters" / "en" / "preliminaries.ipynb",
         "(sec_attention-scoring-functions)=\n## A duplicate label",
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "booktools.build"], cwd=scratch_book, check=False, capture_output=True, text=True
-    )
+    result = build_book(scratch_book)
     report = result.stdout + result.stderr
     assert result.returncode != 0, report
     assert re.search(r"ko: FAILED[\s\S]*sec_no-such-label-anywhere", report), report
     assert re.search(r"id: FAILED[\s\S]*No\.Such\.Paper\.2099", report), report
     assert re.search(r"en: FAILED[\s\S]*duplicate label", report, re.IGNORECASE), report
-    assert not (scratch_book / "_build" / "html" / "index.html").exists()
-    assert not build.is_current(scratch_book)
+    assert not Project(scratch_book).site_dir.joinpath("index.html").exists()
+    assert not build.is_current(Project(scratch_book))
 
 
 def test_the_scratch_book_holds_everything_a_build_reads(scratch_book):
-    assert build.inputs_digest(scratch_book) == build.inputs_digest(ROOT)
+    assert [path.name for path in Project(scratch_book).build_inputs()] == list(BUILD_INPUTS)
+    assert build.inputs_digest(Project(scratch_book)) == build.inputs_digest(PROJECT)
 
 
 # Framework tabs, on a synthetic page -------------------------------------------------
 
 
 def build_book(book: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``make book`` in ``book`` (in the environment ``env``, this process's by default)."""
+    """``make book`` in ``book`` (in the environment ``env``, this process's by default).
+
+    ``python -m booktools`` runs the copy of the package in ``book``, on the project around it.
+    """
     return subprocess.run(
-        [sys.executable, "-m", "booktools.build"], cwd=book, check=False, capture_output=True, text=True, env=env
+        [sys.executable, "-m", "booktools", "book"], cwd=book, check=False, capture_output=True, text=True, env=env
     )
 
 
@@ -273,7 +276,7 @@ def tabs_page(tmp_path_factory: pytest.TempPathFactory, make_synthetic_book) -> 
     shutil.rmtree(book / "chapters" / "id")
     result = build_book(book)
     assert result.returncode == 0, result.stdout + result.stderr
-    return build.site_dir(book) / "en" / "tabs.html"
+    return Project(book).site_dir / "en" / "tabs.html"
 
 
 def tab_texts(tab_set) -> list[str]:

@@ -9,12 +9,14 @@ import sys
 
 import pytest
 
-from booktools.book import ROOT
+from booktools.project import Project
+
+PROJECT = Project.here()
 
 
 def run_landing_test(**env: str) -> subprocess.CompletedProcess:
     environment = {key: value for key, value in os.environ.items() if key != "CI"}
-    environment.update(env, BOOK_CHROMIUM=str(ROOT / "no-such-chromium"))
+    environment.update(env, BOOK_CHROMIUM=str(PROJECT.root / "no-such-chromium"))
     return subprocess.run(
         [
             sys.executable,
@@ -26,7 +28,7 @@ def run_landing_test(**env: str) -> subprocess.CompletedProcess:
             "-rs",
             "tests/book/test_browser.py::test_the_landing_page_links_every_edition",
         ],
-        cwd=ROOT,
+        cwd=PROJECT.root,
         env=environment,
         capture_output=True,
         text=True,

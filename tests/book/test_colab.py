@@ -2,7 +2,7 @@
 Colab runs it.
 
 The Colab buttons open ``notebooks/<lang>/<framework>/<page>.ipynb``, whose first
-cell (``booktools.derive``) installs ``d2l_lib[<extra>]`` when it is missing. The
+cell (``booktools.derive.notebooks``) installs ``d2l_lib[<extra>]`` when it is missing. The
 simulation copies one framework's chapter notebook alone into an empty folder and
 runs it (nbclient) in a virtual environment holding only what Colab has for that
 framework (``COLAB_PACKAGES``) and ``d2l_lib`` not. Its install cell must install
@@ -35,16 +35,17 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-from booktools import derive
-from booktools.book import ROOT, editions, notebooks
-from booktools.frameworks import FRAMEWORKS, Framework
+from booktools.derive import notebooks as derive
+from booktools.project import Project
+from booktools.sources.frameworks import FRAMEWORKS, Framework
 
-CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-VERSION = derive.library_version(ROOT)
+PROJECT = Project.here()
+CONFIG = yaml.safe_load(PROJECT.config_file.read_text(encoding="utf-8"))
+VERSION = derive.library_version(PROJECT)
 DERIVED = [
-    (derive.derived_path(source, framework), framework)
-    for code in editions()
-    for source in notebooks(code)
+    (derive.derived_path(source, framework, PROJECT), framework)
+    for code in PROJECT.editions()
+    for source in PROJECT.notebooks(code)
     for framework in FRAMEWORKS
 ]
 # What Colab has for each framework, under the names Colab installs them by: its TensorFlow
@@ -76,20 +77,20 @@ def normalized(name: str) -> str:
 
 def colab_venv(framework: Framework) -> Path:
     """The folder of the simulated Colab environment of ``framework``."""
-    return ROOT / "_build" / f"colab-venv-{framework.name}"
+    return PROJECT.work_dir(f"colab-venv-{framework.name}")
 
 
 def chapter_notebook(framework: Framework) -> Path:
     """The chapter notebook of ``framework`` that Colab opens (English edition)."""
-    return ROOT / derive.OUTPUT_DIR / "en" / framework.name / CHAPTER
+    return PROJECT.notebooks_dir / "en" / framework.name / CHAPTER
 
 
 # The install cell -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("path", "framework"), DERIVED, ids=[path.relative_to(ROOT).as_posix() for path, _ in DERIVED])
+@pytest.mark.parametrize(("path", "framework"), DERIVED, ids=[PROJECT.relative(path) for path, _ in DERIVED])
 def test_the_install_cell_pins_the_books_repository_version_and_extra(path: Path, framework: Framework):
-    assert path.exists(), f"{path.relative_to(ROOT)} is missing; run `make notebooks`"
+    assert path.exists(), f"{PROJECT.relative(path)} is missing; run `make notebooks`"
     cell = nbformat.read(path, as_version=4).cells[0]
     url = CONFIG["repository"]["url"].rstrip("/")
     assert (cell.get("id"), cell.cell_type) == ("install", "code"), "the install cell must come first"
@@ -100,7 +101,7 @@ def test_the_install_cell_pins_the_books_repository_version_and_extra(path: Path
     assert f"d2l_lib[{framework.extra}] @ {{source}}" in cell.source
     assert "find_spec('d2l_lib') is None" in cell.source
     assert "os.environ.get('D2L_LIB_SOURCE'" in cell.source
-    assert cell.source == derive.install_cell(framework).source
+    assert cell.source == derive.install_cell(framework, PROJECT).source
 
 
 # The simulated Colab --------------------------------------------------------------------------------
@@ -109,7 +110,7 @@ def test_the_install_cell_pins_the_books_repository_version_and_extra(path: Path
 def requirement_pins() -> dict[str, str]:
     """``normalized name -> version`` of every ``name==version`` line of requirements.txt."""
     pins = {}
-    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+    for line in (PROJECT.root / "requirements.txt").read_text(encoding="utf-8").splitlines():
         match = re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line.strip())
         if match:
             pins[normalized(match.group(1))] = match.group(2)
@@ -180,14 +181,14 @@ def checkout(target: Path) -> Path:
     try:
         listed = subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=ROOT,
+            cwd=PROJECT.root,
             capture_output=True,
             check=True,
         )
     except (OSError, subprocess.CalledProcessError):
-        return ROOT
+        return PROJECT.root
     for name in filter(None, listed.stdout.decode().split("\0")):
-        source = ROOT / name
+        source = PROJECT.root / name
         if source.is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / name)
@@ -223,7 +224,7 @@ def probe(python: Path, code: str, folder: Path) -> subprocess.CompletedProcess:
 @pytest.mark.usefixtures("colab_venvs")
 def test_the_chapter_alone_runs_in_a_colab_like_environment(tmp_path: Path, framework: Framework):
     chapter = chapter_notebook(framework)
-    assert chapter.exists(), f"{chapter.relative_to(ROOT)} is missing; run `make notebooks`"
+    assert chapter.exists(), f"{PROJECT.relative(chapter)} is missing; run `make notebooks`"
     python = colab_python(framework)
     before = installed(python)
     source = checkout(tmp_path / "checkout")

@@ -1,4 +1,4 @@
-"""The servers ``make serve`` starts (``booktools.serve``) for the book's live code.
+"""The servers ``make serve`` starts (``booktools.servers.serve``) for the book's live code.
 
 One module-wide pair of servers on free localhost ports: the site's web server and
 the local Jupyter server. Without the token, or from another origin, the Jupyter
@@ -20,9 +20,12 @@ import psutil
 import pytest
 import websocket
 
-from booktools import build, serve
-from booktools.book import ROOT
-from booktools.serve import SERVER_INFO_PATH
+from booktools.project import Project
+from booktools.servers import serve
+from booktools.servers.serve import SERVER_INFO_PATH
+from booktools.website import build
+
+PROJECT = Project.here()
 
 OTHER_ORIGIN = "http://example.com"
 REFUSED = {403, 404}
@@ -88,10 +91,10 @@ def listening_addresses(server: psutil.Process) -> list[str]:
 
 
 def test_make_serve_prints_the_address_serves_the_book_and_stops_everything_on_sigterm(site):
-    """``make serve`` itself (``python -m booktools.serve``): the module runs as ``__main__`` there."""
-    assert build.is_current(ROOT), "make serve would build the site first"
-    command = [sys.executable, "-m", "booktools.serve", "--port", "0"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    """``make serve`` itself (``python -m booktools serve``): the command line's verb, as the Makefile runs it."""
+    assert build.is_current(PROJECT), "make serve would build the site first"
+    command = [sys.executable, "-m", "booktools", "serve", "--port", "0"]
+    process = subprocess.Popen(command, cwd=PROJECT.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     started: list[int] = []
     try:
         assert process.stdout is not None

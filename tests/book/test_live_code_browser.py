@@ -1,6 +1,6 @@
 """The "Live code" button in headless Chromium, against the servers ``make serve`` starts.
 
-One module-wide pair of servers on free localhost ports (``booktools.serve``). For
+One module-wide pair of servers on free localhost ports (``booktools.servers.serve``). For
 each edition, with another framework each time: open the chapter page, choose the
 framework's tab, press the translated "Live code" button from the keyboard, wait
 for the kernel, run the masked-softmax example and read its weights, change a valid
@@ -14,6 +14,7 @@ page carries the button's settings in its language, and the site serves Thebe it
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import urllib.request
@@ -23,13 +24,16 @@ from itertools import cycle
 import pytest
 import yaml
 
-from booktools import edition_settings, serve
-from booktools.book import ROOT
-from booktools.frameworks import NAMES
-from booktools.theme.live import SETTINGS_ID, STRINGS, THEBE_STATIC
+from booktools.project import Project
+from booktools.servers import serve
+from booktools.sources.config import configured_editions
+from booktools.sources.frameworks import NAMES
+from booktools.sources.strings import load_strings
+from booktools.website.theme.live import SETTINGS_ID, STRINGS, THEBE_STATIC
 
-CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-EDITIONS = [edition.code for edition in edition_settings.configured_editions(CONFIG)]
+PROJECT = Project.here()
+CONFIG = yaml.safe_load(PROJECT.config_file.read_text(encoding="utf-8"))
+EDITIONS = [edition.code for edition in configured_editions(PROJECT.config())]
 # Each edition runs another framework: every framework is covered once with three editions.
 CASES = list(zip(EDITIONS, cycle(NAMES), strict=False))
 CHAPTER = "attention-scoring-functions"
@@ -47,9 +51,8 @@ REMOTE_THEBE = re.compile(r'(src|href)="https?://[^"]*(thebe|unpkg|jsdelivr|bind
 
 
 def strings(code: str) -> dict[str, str]:
-    """The Live code button's strings in edition ``code``."""
-    edition = next(e for e in edition_settings.configured_editions(CONFIG) if e.code == code)
-    return {**STRINGS, **edition.config.get("book_live_strings", {})}
+    """The Live code button's strings in edition ``code`` (its ``strings.yml``, every key ``STRINGS`` names)."""
+    return dataclasses.asdict(load_strings(PROJECT, code).live)
 
 
 def weights(text: str) -> list[list[float]]:
@@ -70,6 +73,7 @@ def test_every_edition_serves_thebe_and_the_button_settings_in_its_language(site
         assert len(found) == 1, f"{code}: one settings script"
         settings = json.loads(found[0])
         assert settings["strings"] == strings(code)
+        assert sorted(settings["strings"]) == sorted(STRINGS), f"{code}: every string live-code.js reads"
         assert settings["mode"] == CONFIG["sphinx"]["config"]["book_live_server"] == "local"
         assert settings["serverInfo"] == serve.SERVER_INFO_PATH
         assert "_static/live-code.js" in html
@@ -78,7 +82,7 @@ def test_every_edition_serves_thebe_and_the_button_settings_in_its_language(site
         assert (thebe / "index.js").stat().st_size > 100_000 and (thebe / "thebe.css").is_file()
         assert not list(thebe.glob("*.map"))
         if code != "en":
-            untranslated = [key for key in STRINGS if strings(code)[key] == STRINGS[key]]
+            untranslated = [key for key in STRINGS if strings(code)[key] == strings("en")[key]]
             assert untranslated == [], f"{code}: strings left in English"
     remote = [
         f"{path.relative_to(site)}: {match.group(0)}"

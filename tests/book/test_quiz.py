@@ -15,16 +15,15 @@ from __future__ import annotations
 import html
 
 import pytest
-import yaml
 
-from booktools import edition_settings
-from booktools.book import ROOT
-from booktools.quizzes import read_keys
+from booktools.project import Project
+from booktools.sources.config import configured_editions
+from booktools.sources.quizzes import read_keys
 from d2l_lib.quiz import load_quizzes
 
-CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-EDITIONS = [edition.code for edition in edition_settings.configured_editions(CONFIG)]
-KEYS = read_keys()
+PROJECT = Project.here()
+EDITIONS = [edition.code for edition in configured_editions(PROJECT.config())]
+KEYS = read_keys(PROJECT)
 CHAPTER = "attention-scoring-functions"
 TIMEOUT_MS = 20_000
 LABELS = {  # what the verdict says, per edition (d2l_lib.quiz.LABELS)

@@ -1,4 +1,4 @@
-"""Lecture slides (``booktools.slides``): d2lbook's slide notebooks as reveal.js decks.
+"""Lecture slides (``booktools.slides.decks``): d2lbook's slide notebooks as reveal.js decks.
 
 On the built site: every page with slide marks has a deck per framework in every
 edition, the chapter pages show no slide marks and link their decks, the landing
@@ -14,16 +14,15 @@ import re
 
 import nbformat
 import pytest
-import yaml
 
-from booktools import edition_settings
-from booktools.book import ROOT, pages
-from booktools.book_pages import has_slides
-from booktools.frameworks import FRAMEWORKS
-from booktools.slides import all_decks
+from booktools.project import Project
+from booktools.slides.decks import all_decks
+from booktools.sources.config import configured_editions
+from booktools.sources.frameworks import FRAMEWORKS
+from booktools.website.pages import has_slides
 
-CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-EDITIONS = [edition.code for edition in edition_settings.configured_editions(CONFIG)]
+PROJECT = Project.here()
+EDITIONS = [edition.code for edition in configured_editions(PROJECT.config())]
 CHAPTER = "attention-scoring-functions"
 TIMEOUT_MS = 20_000
 MARKS = ("[**", "**]", "(**", "**)", "[~~", "~~]", "(~~", "~~)")
@@ -33,7 +32,9 @@ EXTERNAL_ASSET = re.compile(r'(src|href)="https?://[^"]*\.(js|css)')
 def marked_pages(code: str) -> list[str]:
     """The pages of an edition that have slide marks (each has a deck per framework)."""
     return [
-        path.stem for path in pages(code) if path.suffix == ".ipynb" and has_slides(nbformat.read(path, as_version=4))
+        path.stem
+        for path in PROJECT.pages(code)
+        if path.suffix == ".ipynb" and has_slides(nbformat.read(path, as_version=4))
     ]
 
 
@@ -43,12 +44,12 @@ def test_every_marked_page_has_a_deck_per_framework_in_every_edition(site, built
         for page in marked_pages(code):
             for framework in FRAMEWORKS:
                 assert (site / code / "slides" / f"{page}-{framework.name}.html").is_file(), (code, page, framework)
-    assert {(deck.language, deck.page) for deck in all_decks()} >= {("en", page) for page in marked_pages("en")}
+    assert {(deck.language, deck.page) for deck in all_decks(PROJECT)} >= {("en", page) for page in marked_pages("en")}
 
 
 def test_built_pages_show_no_slide_marks_and_link_their_decks(site, built_editions):
     for code in built_editions:
-        for page in pages(code):
+        for page in PROJECT.pages(code):
             html = (site / code / f"{page.stem}.html").read_text(encoding="utf-8")
             main = html[html.find("<main") :]
             assert not [mark for mark in MARKS if mark in main], f"{code}/{page.stem}.html shows slide marks"

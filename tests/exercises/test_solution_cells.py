@@ -12,19 +12,21 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from booktools.book import ROOT, editions, relative
-from booktools.extract import library_path
-from booktools.frameworks import FRAMEWORKS, Framework, cell_frameworks, strip_marks
-from booktools.save_marks import saved_statements
+from booktools.derive.library import library_path
+from booktools.project import Project
+from booktools.sources.frameworks import FRAMEWORKS, Framework, cell_frameworks, strip_marks
+from booktools.sources.save_marks import saved_statements
 
+PROJECT = Project.here()
+relative = PROJECT.relative  # how messages and test ids name a page
 CHAPTER = "attention-scoring-functions.ipynb"
 PRACTICE = "attention-scoring-in-practice.ipynb"
 PATHS = [
-    ROOT / "chapters" / language / CHAPTER
-    for language in editions()
-    if (ROOT / "chapters" / language / CHAPTER).exists()
+    PROJECT.edition_dir(language) / CHAPTER
+    for language in PROJECT.editions()
+    if (PROJECT.edition_dir(language) / CHAPTER).exists()
 ]
-PRACTICE_PATHS = [ROOT / "chapters" / language / PRACTICE for language in editions()]
+PRACTICE_PATHS = [PROJECT.edition_dir(language) / PRACTICE for language in PROJECT.editions()]
 # sphinx-exercise: each exercise a labelled {exercise}, each solution gated between a
 # {solution-start} (collapsed: class dropdown) and a {solution-end} cell, holding its prose and code.
 EXERCISE = re.compile(r"\A:::\{exercise\}\n:label: (?P<label>ex-[\w-]+)\n\n.+\n:::\Z", re.DOTALL)
@@ -90,7 +92,7 @@ def test_each_exercise_has_a_collapsed_solution_holding_its_prose_and_code(
 
 @pytest.mark.parametrize("path", PATHS, ids=relative)
 def test_exercise_labels_are_the_same_in_every_edition(path: Path):
-    english = ROOT / "chapters" / "en" / CHAPTER
+    english = PROJECT.edition_dir("en") / CHAPTER
     labels = [EXERCISE.match(c.source.strip()) for c in cells(english) if c.get("id", "").startswith("exercise-")]
     mine = [EXERCISE.match(c.source.strip()) for c in cells(path) if c.get("id", "").startswith("exercise-")]
     assert [m and m["label"] for m in mine] == [m and m["label"] for m in labels]
@@ -143,7 +145,7 @@ def test_the_builtin_functions_come_before_the_practice_summary(path: Path):
 
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
 def test_solution_names_are_in_the_library(framework: Framework):
-    path = library_path(framework)
+    path = library_path(framework, PROJECT)
     assert path.exists(), f"{relative(path)} is missing; run `make lib`"
     tree = ast.parse(path.read_text(encoding="utf-8"))
     exported = next(

@@ -1,260 +1,165 @@
-"""``DotProductAttention`` and ``AdditiveAttention``: values by hand, shapes, masking,
-``attention_weights``, dropout, parameters and D2L state dicts."""
+"""``DotProductAttention`` and ``AdditiveAttention`` in every framework: values by hand, the
+formula, the chapter's example, masking, the weights of each call, dtypes and gradients.
+
+Each framework's layers are called through ``lib.layer`` (training or not); what only one
+framework has (parameters and state dicts, Flax trees and ``jit``, Keras weights, dtype
+policies and models, how each one's dropout is seeded) is in
+``<framework>/test_attention_layers.py``.
+"""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
-import torch
-from torch import nn
-
-from d2l_lib import torch as d2l
-
-D2L_ADDITIVE_KEYS = {"W_k.weight", "W_q.weight", "w_v.weight"}
 
 
-def _chapter_data(seed: int = 0):
+def chapter_data(lib, query_size=2):
     """The chapter's example: one query per example, ten key-value pairs, lengths 2 and 6."""
-    torch.manual_seed(seed)
-    queries = d2l.normal(0, 1, (2, 1, 2))
-    keys = d2l.normal(0, 1, (2, 10, 2))
-    values = d2l.normal(0, 1, (2, 10, 4))
-    return queries, keys, values, d2l.tensor([2, 6])
+    queries = lib.randn((2, 1, query_size), seed=0)
+    return queries, lib.randn((2, 10, 2), seed=1), lib.randn((2, 10, 4), seed=2), lib.array([2, 6])
 
 
-# ------------------------------------------------------------------ DotProductAttention
-def test_dot_product_values_by_hand():
-    queries = torch.tensor([[[1.0, 0.0]]], dtype=torch.float64)
-    keys = torch.tensor([[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]], dtype=torch.float64)
-    values = torch.tensor([[[1.0, 10.0], [2.0, 20.0], [3.0, 30.0]]], dtype=torch.float64)
-    attention = d2l.DotProductAttention(dropout=0.0)
-    out = attention(queries, keys, values, torch.tensor([2]))
-    # scores q.k / sqrt(2): 1/sqrt(2), 0 and (masked) 1/sqrt(2)
-    a, b = math.exp(1 / math.sqrt(2)), math.exp(0.0)
-    w = [a / (a + b), b / (a + b), 0.0]
-    torch.testing.assert_close(attention.attention_weights, torch.tensor([[w]], dtype=torch.float64))
-    expected = [w[0] * 1 + w[1] * 2, w[0] * 10 + w[1] * 20]
-    torch.testing.assert_close(out, torch.tensor([[expected]], dtype=torch.float64))
-
-
-@pytest.mark.parametrize("lens", [None, [3, 1], [[1, 2, 0, 5], [7, 3, 2, 1]]], ids=["none", "1-D", "2-D"])
-def test_dot_product_matches_the_formula(lens, reference_masked_softmax):
-    gen = torch.Generator().manual_seed(4)
-    queries, keys, values = (
-        torch.randn(2, n, m, dtype=torch.float64, generator=gen) for n, m in ((4, 3), (5, 3), (5, 6))
-    )
-    attention = d2l.DotProductAttention(dropout=0.3).eval()
-    out = attention(queries, keys, values, None if lens is None else torch.tensor(lens))
-    weights = reference_masked_softmax(queries @ keys.transpose(1, 2) / math.sqrt(3), lens)
-    torch.testing.assert_close(attention.attention_weights, weights)
-    torch.testing.assert_close(out, weights @ values)
-
-
-def _run_chapter_example(attention, queries, keys, values, valid_lens):
-    """Run the chapter's example (lengths 2 and 6 of 10 keys); check output and weights."""
-    attention.eval()
-    out = attention(queries, keys, values, valid_lens)
-    d2l.check_shape(out, (2, 1, 4))
-    weights = attention.attention_weights
-    d2l.check_shape(weights, (2, 1, 10))
+def check_chapter_example(lib, out, weights):
+    """The chapter's example (lengths 2 and 6 of 10 keys): output and weights."""
+    lib.d2l.check_shape(out, (2, 1, 4))
+    lib.d2l.check_shape(weights, (2, 1, 10))
+    weights = lib.numpy(weights)
     assert (weights[0, 0, 2:] == 0).all() and (weights[1, 0, 6:] == 0).all()
     assert (weights[0, 0, :2] > 0).all() and (weights[1, 0, :6] > 0).all()
-    torch.testing.assert_close(weights.sum(-1), torch.ones(2, 1))
-    return out
+    np.testing.assert_allclose(weights.sum(-1), np.ones((2, 1)), rtol=1e-6)
 
 
-def test_dot_product_chapter_example():
-    _run_chapter_example(d2l.DotProductAttention(dropout=0.5), *_chapter_data())
-
-
-def test_dot_product_keeps_the_weights_of_the_last_call():
-    queries, keys, values, _ = _chapter_data()
-    attention = d2l.DotProductAttention(dropout=0.0)
-    attention(queries, keys, values, torch.tensor([2, 6]))
-    first = attention.attention_weights
-    attention(queries, keys, values, torch.tensor([10, 1]))
-    assert attention.attention_weights is not first
-    assert (attention.attention_weights[1, 0, 1:] == 0).all() and (attention.attention_weights[0] > 0).all()
-
-
-def test_dot_product_does_not_mutate_its_inputs():
-    queries, keys, values, valid_lens = _chapter_data()
-    before = [t.clone() for t in (queries, keys, values, valid_lens)]
-    d2l.DotProductAttention(dropout=0.5)(queries, keys, values, valid_lens)
-    assert all(torch.equal(a, b) for a, b in zip((queries, keys, values, valid_lens), before))
-
-
-def test_dot_product_has_no_parameters_and_backpropagates():
-    attention = d2l.DotProductAttention(dropout=0.1)
-    assert isinstance(attention, nn.Module) and attention.state_dict() == {}
-    queries, keys, values = (torch.randn(2, n, 3, requires_grad=True) for n in (4, 5, 5))
-    attention(queries, keys, values, torch.tensor([0, 3])).sum().backward()
-    for t in (queries, keys, values):
-        assert t.grad is not None and torch.isfinite(t.grad).all()
-    assert (keys.grad[0] == 0).all() and (values.grad[0] == 0).all()  # length 0: no key is used
-    assert (keys.grad[1, 3:] == 0).all() and (values.grad[1, 3:] == 0).all()
-
-
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
-def test_dot_product_in_other_dtypes(dtype):
-    queries, keys, values = (torch.randn(2, n, m).to(dtype) for n, m in ((3, 8), (5, 8), (5, 4)))
-    attention = d2l.DotProductAttention(dropout=0.0)
-    out = attention(queries, keys, values, torch.tensor([[0, 2, 5], [1, 4, 9]]))
-    assert out.dtype == dtype and attention.attention_weights.dtype == dtype
-    assert torch.isfinite(out).all()
-    assert (out[0, 0] == 0).all() and (attention.attention_weights[0, 1, 2:] == 0).all()
-
-
-def test_dot_product_on_the_meta_device():
-    """No hidden CPU tensors: the layer runs (shape inference) on the meta device."""
-    queries, keys, values = (torch.empty(2, n, m, device="meta") for n, m in ((3, 8), (5, 8), (5, 4)))
-    attention = d2l.DotProductAttention(dropout=0.0)
-    out = attention(queries, keys, values)
-    assert out.device.type == "meta" and out.shape == (2, 3, 4)
-    assert attention.attention_weights.device.type == "meta" and attention.attention_weights.shape == (2, 3, 5)
-
-
-# ------------------------------------------------------------------ dropout (both layers)
-@pytest.mark.parametrize(
-    "make",
-    [lambda p: d2l.DotProductAttention(dropout=p), lambda p: d2l.AdditiveAttention(num_hiddens=8, dropout=p)],
-    ids=["dot", "additive"],
-)
-def test_dropout_acts_in_training_mode_only(make):
-    gen = torch.Generator().manual_seed(5)
-    queries, keys, values = (torch.randn(4, n, 6, generator=gen) for n in (8, 16, 16))
-    lens = torch.tensor([16, 12, 9, 16])
-    attention = make(0.5)
-    attention(queries, keys, values, lens)  # sizes the lazy layers, if any
-    no_dropout = make(0.0)
-    no_dropout.load_state_dict(attention.state_dict())
-
-    attention.eval()
-    evaluated = attention(queries, keys, values, lens)
-    assert torch.equal(attention(queries, keys, values, lens), evaluated)  # deterministic
-    torch.testing.assert_close(evaluated, no_dropout.train()(queries, keys, values, lens), rtol=0, atol=0)
-
-    attention.train()
-    torch.manual_seed(11)
-    trained = attention(queries, keys, values, lens)
-    weights = attention.attention_weights
-    torch.manual_seed(11)
-    assert torch.equal(attention(queries, keys, values, lens), trained)  # seeded: reproducible
-    assert not torch.allclose(trained, evaluated)  # 0.5 dropout on ~400 weights changes the output
-    torch.testing.assert_close(weights.sum(-1), torch.ones(4, 8))  # kept weights are before dropout
-    torch.manual_seed(11)
-    dropped = nn.functional.dropout(weights, p=0.5, training=True)
-    torch.testing.assert_close(trained, torch.bmm(dropped, values))  # dropout acts on the weights
-
-
-# ------------------------------------------------------------------ AdditiveAttention
-def _additive_by_hand(queries, keys, values, lens, W_q, W_k, w_v, reference_masked_softmax):
+def additive_by_hand(queries, keys, values, lens, W_q, W_k, w_v, reference_masked_softmax):
+    """Scores w_v . tanh(W_q q + W_k k), one pair at a time, in float64 NumPy."""
     batch_size, num_queries, _ = queries.shape
     num_pairs = keys.shape[1]
-    scores = torch.empty(batch_size, num_queries, num_pairs, dtype=torch.float64)
+    scores = np.empty((batch_size, num_queries, num_pairs))
     for b in range(batch_size):
         for i in range(num_queries):
             for j in range(num_pairs):
-                scores[b, i, j] = w_v @ torch.tanh(W_q @ queries[b, i] + W_k @ keys[b, j])
+                scores[b, i, j] = w_v @ np.tanh(W_q @ queries[b, i] + W_k @ keys[b, j])
     weights = reference_masked_softmax(scores, lens)
     return weights, weights @ values
 
 
-def test_additive_values_by_hand(reference_masked_softmax):
-    gen = torch.Generator().manual_seed(6)
-    queries, keys, values = (
-        torch.randn(2, n, m, dtype=torch.float64, generator=gen) for n, m in ((3, 5), (4, 2), (4, 3))
-    )
-    W_q, W_k = (
-        torch.randn(8, 5, dtype=torch.float64, generator=gen),
-        torch.randn(8, 2, dtype=torch.float64, generator=gen),
-    )
-    w_v = torch.randn(8, dtype=torch.float64, generator=gen)
-    attention = d2l.AdditiveAttention(num_hiddens=8, dropout=0.0).double()
-    attention.load_state_dict({"W_q.weight": W_q, "W_k.weight": W_k, "w_v.weight": w_v[None, :]})
+# ------------------------------------------------------------------ DotProductAttention
+def test_dot_product_values_by_hand(lib):
+    with lib.precision("float64"):
+        queries = lib.array([[[1.0, 0.0]]], "float64")
+        keys = lib.array([[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]], "float64")
+        values = lib.array([[[1.0, 10.0], [2.0, 20.0], [3.0, 30.0]]], "float64")
+        out, weights = lib.layer("dot", 0.0, dtype="float64")(queries, keys, values, lib.array([2]))
+        out, weights = lib.numpy(out), lib.numpy(weights)
+    # scores q.k / sqrt(2): 1/sqrt(2), 0 and (masked) 1/sqrt(2)
+    a, b = math.exp(1 / math.sqrt(2)), math.exp(0.0)
+    w = [a / (a + b), b / (a + b), 0.0]
+    np.testing.assert_allclose(weights, [[w]], rtol=1e-14)
+    np.testing.assert_allclose(out, [[[w[0] * 1 + w[1] * 2, w[0] * 10 + w[1] * 20]]], rtol=1e-14)
+
+
+@pytest.mark.parametrize("lens", [None, [3, 1], [[1, 2, 0, 5], [7, 3, 2, 1]]], ids=["none", "1-D", "2-D"])
+def test_dot_product_matches_the_formula_in_float64(lib, lens, reference_masked_softmax):
+    with lib.precision("float64"):
+        queries, keys, values = (lib.randn((2, n, m), seed=4 + n, dtype="float64") for n, m in ((4, 3), (5, 3), (5, 6)))
+        attention = lib.layer("dot", 0.3, dtype="float64")
+        out, weights = attention(queries, keys, values, None if lens is None else lib.array(lens))
+        assert lib.dtype_name(out) == lib.dtype_name(weights) == "float64"
+    queries, keys, values = (lib.numpy(x) for x in (queries, keys, values))
+    expected = reference_masked_softmax(queries @ keys.transpose(0, 2, 1) / math.sqrt(3), lens)
+    np.testing.assert_allclose(lib.numpy(weights), expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(lib.numpy(out), expected @ values, rtol=1e-12, atol=1e-14)
+
+
+def test_dot_product_chapter_example(lib):
+    check_chapter_example(lib, *lib.layer("dot", 0.5)(*chapter_data(lib)))
+
+
+def test_dot_product_weights_belong_to_each_call(lib):
+    queries, keys, values, _ = chapter_data(lib)
+    attention = lib.layer("dot", 0.0)
+    _, first = attention(queries, keys, values, lib.array([2, 6]))
+    _, second = attention(queries, keys, values, lib.array([10, 1]))
+    assert second is not first
+    first, second = lib.numpy(first), lib.numpy(second)
+    assert (first[0, :, 2:] == 0).all() and (first[1, :, 6:] == 0).all()
+    assert (second[1, 0, 1:] == 0).all() and (second[0] > 0).all()
+
+
+@pytest.mark.parametrize("training", [False, True], ids=["evaluation", "training"])
+def test_dot_product_backpropagates_and_ignores_padded_keys(lib, training):
+    attention = lib.layer("dot", 0.1)
+    queries, keys, values = (lib.randn((2, n, 3), seed=n) for n in (4, 5, 5))
+
+    def loss(q, k, v):
+        return lib.total(attention(q, k, v, lib.array([0, 3]), training=training)[0])
+
+    grads = lib.grad(loss, queries, keys, values)
+    assert all(np.isfinite(g).all() for g in grads)
+    _, keys_grad, values_grad = grads
+    assert (keys_grad[0] == 0).all() and (values_grad[0] == 0).all()  # length 0: no key is used
+    assert (keys_grad[1, 3:] == 0).all() and (values_grad[1, 3:] == 0).all()
+    if not training:  # without dropout, every key within the length gets a gradient
+        assert (values_grad[1, :3] != 0).all()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64"])
+def test_dot_product_computes_in_other_dtypes(lib, dtype):
+    """The dtype of the inputs (PyTorch, JAX) or of the layer's policy (TensorFlow)."""
+    with lib.precision(dtype):
+        queries, keys, values = (lib.randn((2, n, m), seed=n, dtype=dtype) for n, m in ((3, 8), (5, 8), (5, 4)))
+        out, weights = lib.layer("dot", 0.0, dtype=dtype)(queries, keys, values, lib.array([[0, 2, 5], [1, 4, 9]]))
+        assert lib.dtype_name(out) == dtype and lib.dtype_name(weights) == dtype
+        out, weights = lib.numpy(out), lib.numpy(weights)
+    assert np.isfinite(out).all()
+    assert (out[0, 0] == 0).all() and (weights[0, 1, 2:] == 0).all()
+
+
+# ------------------------------------------------------------------ AdditiveAttention
+def test_additive_values_by_hand(lib, reference_masked_softmax):
+    rng = np.random.default_rng(6)
+    W_q, W_k, w_v = rng.standard_normal((8, 5)), rng.standard_normal((8, 2)), rng.standard_normal(8)
     lens = [[1, 4, 0], [2, 3, 9]]
-    out = attention(queries, keys, values, torch.tensor(lens))
-    weights, expected = _additive_by_hand(queries, keys, values, lens, W_q, W_k, w_v, reference_masked_softmax)
-    torch.testing.assert_close(attention.attention_weights, weights)
-    torch.testing.assert_close(out, expected)
+    with lib.precision("float64"):
+        queries, keys, values = (lib.randn((2, n, m), seed=n, dtype="float64") for n, m in ((3, 5), (4, 2), (4, 3)))
+        attention = lib.layer("additive", 0.0, num_hiddens=8, dtype="float64")
+        attention.set_additive(W_q, W_k, w_v)
+        out, weights = attention(queries, keys, values, lib.array(lens))
+        out, weights = lib.numpy(out), lib.numpy(weights)
+    queries, keys, values = (lib.numpy(x) for x in (queries, keys, values))
+    expected_weights, expected = additive_by_hand(queries, keys, values, lens, W_q, W_k, w_v, reference_masked_softmax)
+    np.testing.assert_allclose(weights, expected_weights, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-14)
 
 
-def test_additive_parameter_names_and_shapes():
-    attention = d2l.AdditiveAttention(num_hiddens=8, dropout=0.1)
-    assert {name for name, _ in attention.named_parameters()} == D2L_ADDITIVE_KEYS
-    assert all(isinstance(layer, nn.LazyLinear) for layer in (attention.W_q, attention.W_k, attention.w_v))
-    queries, keys, values, valid_lens = _chapter_data()
-    queries = d2l.normal(0, 1, (2, 1, 20))
-    attention(queries, keys, values, valid_lens)
-    shapes = {name: tuple(p.shape) for name, p in attention.named_parameters()}
-    assert shapes == {"W_q.weight": (8, 20), "W_k.weight": (8, 2), "w_v.weight": (1, 8)}  # no biases
-    assert set(attention.state_dict()) == D2L_ADDITIVE_KEYS
+def test_additive_chapter_example(lib):
+    attention = lib.layer("additive", 0.1, num_hiddens=8)
+    check_chapter_example(lib, *attention(*chapter_data(lib, query_size=20)))
 
 
-def test_a_d2l_state_dict_loads_into_a_fresh_additive_attention(reference_masked_softmax):
-    """A state dict saved from D2L's AdditiveAttention (keys W_k.weight, W_q.weight,
-    w_v.weight) loads strictly into the lazy, not yet sized layers and gives D2L's result."""
-    gen = torch.Generator().manual_seed(7)
-    d2l_state = {
-        "W_k.weight": torch.randn(8, 2, generator=gen),
-        "W_q.weight": torch.randn(8, 20, generator=gen),
-        "w_v.weight": torch.randn(1, 8, generator=gen),
-    }
-    attention = d2l.AdditiveAttention(num_hiddens=8, dropout=0.1)
-    result = attention.load_state_dict(d2l_state, strict=True)
-    assert not result.missing_keys and not result.unexpected_keys
-    attention.eval()
-    queries, keys, values, valid_lens = _chapter_data()
-    queries = d2l.normal(0, 1, (2, 1, 20))
-    out = attention(queries, keys, values, valid_lens)
-    weights, expected = _additive_by_hand(
-        queries.double(),
-        keys.double(),
-        values.double(),
-        valid_lens,
-        d2l_state["W_q.weight"].double(),
-        d2l_state["W_k.weight"].double(),
-        d2l_state["w_v.weight"][0].double(),
-        reference_masked_softmax,
-    )
-    torch.testing.assert_close(out.double(), expected, rtol=1e-5, atol=1e-6)
-    for name, tensor in attention.state_dict().items():
-        assert torch.equal(tensor, d2l_state[name])
-
-
-def test_additive_state_dict_round_trip():
-    queries, keys, values, valid_lens = _chapter_data()
-    first = d2l.AdditiveAttention(num_hiddens=8, dropout=0.1).eval()
-    out = first(queries, keys, values, valid_lens)
-    second = d2l.AdditiveAttention(num_hiddens=8, dropout=0.1).eval()
-    second.load_state_dict(first.state_dict())
-    assert torch.equal(second(queries, keys, values, valid_lens), out)
-
-
-def test_additive_chapter_example():
-    _, keys, values, valid_lens = _chapter_data()
-    queries = d2l.normal(0, 1, (2, 1, 20))
-    _run_chapter_example(d2l.AdditiveAttention(num_hiddens=8, dropout=0.1), queries, keys, values, valid_lens)
-
-
-def test_additive_masking_lengths_zero_and_none():
-    gen = torch.Generator().manual_seed(8)
-    queries, keys, values = (torch.randn(2, n, m, generator=gen) for n, m in ((3, 5), (4, 2), (4, 3)))
-    attention = d2l.AdditiveAttention(num_hiddens=6, dropout=0.0)
-    out = attention(queries, keys, values, torch.tensor([[0, 1, 4], [2, 0, 3]]))
+def test_additive_masking_lengths_zero_and_none(lib):
+    queries, keys, values = (lib.randn((2, n, m), seed=8 + n) for n, m in ((3, 5), (4, 2), (4, 3)))
+    attention = lib.layer("additive", 0.0, num_hiddens=6)
+    out, weights = (lib.numpy(x) for x in attention(queries, keys, values, lib.array([[0, 1, 4], [2, 0, 3]])))
     assert (out[0, 0] == 0).all() and (out[1, 1] == 0).all()
-    assert (attention.attention_weights[0, 1, 1:] == 0).all()
-    unmasked = attention(queries, keys, values)  # valid_lens defaults to None: no masking
-    torch.testing.assert_close(unmasked, attention(queries, keys, values, torch.tensor([4, 4])), rtol=0, atol=0)
-    assert (attention.attention_weights > 0).all()
+    assert (weights[0, 1, 1:] == 0).all()
+    unmasked, unmasked_weights = attention(queries, keys, values)  # valid_lens defaults to None: no masking
+    assert (lib.numpy(unmasked_weights) > 0).all()
+    full_length, _ = attention(queries, keys, values, lib.array([4, 4]))
+    np.testing.assert_allclose(lib.numpy(unmasked), lib.numpy(full_length), rtol=lib.unmasked_rtol, atol=0)
 
 
-def test_additive_does_not_mutate_its_inputs_and_backpropagates():
-    queries, keys, values = (torch.randn(2, n, m, requires_grad=True) for n, m in ((3, 5), (4, 2), (4, 3)))
-    before = [t.detach().clone() for t in (queries, keys, values)]
-    attention = d2l.AdditiveAttention(num_hiddens=6, dropout=0.2)
-    attention(queries, keys, values, torch.tensor([1, 3])).sum().backward()
-    assert all(torch.equal(t.detach(), b) for t, b in zip((queries, keys, values), before))
-    assert all(torch.isfinite(p.grad).all() for p in attention.parameters())
-    assert (keys.grad[0, 1:] == 0).all() and (values.grad[1, 3:] == 0).all()
+def test_additive_backpropagates_to_its_inputs_but_not_past_the_lengths(lib):
+    queries, keys, values = (lib.randn((2, n, m), seed=22 + n) for n, m in ((3, 5), (4, 2), (4, 3)))
+    before = [lib.numpy(x) for x in (queries, keys, values)]
+    attention = lib.layer("additive", 0.2, num_hiddens=6)
+    attention(queries, keys, values)  # sizes the layer
+
+    def loss(k, v):
+        return lib.total(attention(queries, k, v, lib.array([1, 3]), training=True)[0])
+
+    keys_grad, values_grad = lib.grad(loss, keys, values)
+    assert np.isfinite(keys_grad).all() and np.isfinite(values_grad).all()
+    assert (keys_grad[0, 1:] == 0).all() and (values_grad[1, 3:] == 0).all()
+    assert all(np.array_equal(lib.numpy(x), b) for x, b in zip((queries, keys, values), before))

@@ -1,179 +1,161 @@
-"""The preliminaries' helpers: ``check_shape``, the tensor aliases and ``show_heatmaps``.
+"""The preliminaries' helpers in every framework: ``check_shape``, the array aliases and
+``show_heatmaps``.
 
-Errors these helpers raise are in ``test_errors.py``.
+Errors these helpers raise are in ``test_errors.py``; what only one framework has (its shape
+type, ``normal`` and ``get_key``, views, arrays that require grad, variables, tracing) is in
+``<framework>/test_helpers.py``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 from matplotlib.figure import Figure
 
-from d2l_lib import torch as d2l
 
-
-# ------------------------------------------------------------------ check_shape
-@pytest.mark.parametrize("shape", [(2, 3, 4), [2, 3, 4], torch.Size([2, 3, 4])], ids=["tuple", "list", "Size"])
-def test_check_shape_accepts_tuple_list_and_size(shape):
-    assert d2l.check_shape(torch.zeros(2, 3, 4), shape) is None
-
-
-def test_check_shape_accepts_a_scalar_and_an_empty_tensor():
-    assert d2l.check_shape(torch.tensor(1.0), ()) is None
-    assert d2l.check_shape(torch.zeros(0, 5), [0, 5]) is None
-
-
-def test_check_shape_on_the_chapter_bmm_example():
-    Q, K = d2l.ones((2, 3, 4)), d2l.ones((2, 4, 6))
-    assert d2l.check_shape(torch.bmm(Q, K), (2, 3, 6)) is None
-
-
-# ------------------------------------------------------------------ aliases
-def test_normal_is_torch_normal_with_d2l_arguments():
-    assert d2l.normal is torch.normal
-    torch.manual_seed(3)
-    x = d2l.normal(0, 1, (2, 10, 4))
-    torch.manual_seed(3)
-    assert torch.equal(x, torch.normal(0, 1, (2, 10, 4)))
-    assert x.shape == (2, 10, 4) and x.dtype == torch.float32
-    y = d2l.normal(5.0, 0.5, (20000,))
-    assert abs(y.mean().item() - 5.0) < 0.02 and abs(y.std().item() - 0.5) < 0.02
-
-
-def test_ones_and_tensor_aliases():
-    assert d2l.ones is torch.ones and d2l.tensor is torch.tensor
-    assert torch.equal(d2l.ones((2, 3)), torch.ones(2, 3))
-    assert d2l.ones(2, 3).shape == (2, 3)
-    lens = d2l.tensor([2, 6])
-    assert lens.dtype == torch.int64 and lens.tolist() == [2, 6]
-    assert d2l.tensor([1.5]).dtype == torch.float32
-
-
-@pytest.mark.parametrize(
-    "call",
-    [lambda x: d2l.reshape(x, (3, 4)), lambda x: d2l.reshape(x, 3, 4), lambda x: d2l.reshape(x, [3, -1])],
-    ids=["tuple", "sizes", "list-with--1"],
-)
-def test_reshape_alias(call):
-    x = torch.arange(12.0)
-    y = call(x)
-    assert y.shape == (3, 4)
-    assert torch.equal(y.flatten(), x)
-    assert x.shape == (12,)  # the input keeps its shape
-    assert y.data_ptr() == x.data_ptr()  # a view, like Tensor.reshape on contiguous data
-
-
-def test_reshape_alias_on_the_heatmap_example():
-    weights = torch.rand(2, 10)
-    assert torch.equal(d2l.reshape(weights, (1, 1, 2, 10))[0, 0], weights)
-
-
-# ------------------------------------------------------------------ show_heatmaps
-def _panels(fig: Figure) -> dict[tuple[int, int], object]:
+def panels(fig: Figure) -> dict[tuple[int, int], object]:
     """The heatmap axes of ``fig``, keyed by (grid row, grid column); the colorbar is left out."""
-    panels = {}
+    found = {}
     for ax in fig.axes:
         if ax.get_label() == "<colorbar>":
             continue
         spec = ax.get_subplotspec()
-        panels[(spec.rowspan.start, spec.colspan.start)] = ax
-    return panels
+        found[(spec.rowspan.start, spec.colspan.start)] = ax
+    return found
 
 
-def _colorbars(fig: Figure) -> int:
+def colorbars(fig: Figure) -> int:
+    """How many colorbars ``fig`` has."""
     return sum(ax.get_label() == "<colorbar>" for ax in fig.axes)
 
 
-def test_show_heatmaps_grid_labels_titles_and_one_colorbar():
-    matrices = torch.rand(2, 3, 4, 5)
-    fig = d2l.show_heatmaps(matrices, xlabel="Keys", ylabel="Queries", titles=["t0", "t1", "t2"])
+def drawn(ax) -> np.ndarray:
+    """The matrix a heatmap panel shows."""
+    return np.asarray(ax.images[0].get_array())
+
+
+def uniform(lib, shape, seed=0, dtype="float32"):
+    """Uniform samples in [0, 1) of the framework."""
+    return lib.array(np.random.default_rng(seed).uniform(size=shape), dtype)
+
+
+# ------------------------------------------------------------------ check_shape
+@pytest.mark.parametrize("shape", [(2, 3, 4), [2, 3, 4]], ids=["tuple", "list"])
+def test_check_shape_accepts_a_tuple_and_a_list(lib, shape):
+    assert lib.d2l.check_shape(lib.d2l.ones((2, 3, 4)), shape) is None
+
+
+def test_check_shape_accepts_a_scalar_and_an_empty_array(lib):
+    assert lib.d2l.check_shape(lib.array(1.0), ()) is None
+    assert lib.d2l.check_shape(lib.array(np.zeros((0, 5))), [0, 5]) is None
+
+
+def test_check_shape_on_the_chapter_bmm_example(lib):
+    Q, K = lib.d2l.ones((2, 3, 4)), lib.d2l.ones((2, 4, 6))
+    assert lib.d2l.check_shape(Q @ K, (2, 3, 6)) is None
+
+
+# ------------------------------------------------------------------ aliases
+def test_ones_and_tensor_aliases(lib):
+    np.testing.assert_array_equal(lib.numpy(lib.d2l.ones((2, 3))), np.ones((2, 3)))
+    lens = lib.d2l.tensor([2, 6])
+    assert lib.dtype_name(lens) in ("int32", "int64") and lib.numpy(lens).tolist() == [2, 6]
+    assert lib.dtype_name(lib.d2l.tensor([1.5])) == "float32"
+
+
+@pytest.mark.parametrize("shape", [(3, 4), [3, -1]], ids=["tuple", "list-with--1"])
+def test_reshape_alias(lib, shape):
+    x = lib.array(np.arange(12.0), "float32")
+    y = lib.d2l.reshape(x, shape)
+    assert tuple(y.shape) == (3, 4)
+    np.testing.assert_array_equal(lib.numpy(y).ravel(), np.arange(12.0))
+    assert tuple(x.shape) == (12,)  # the input keeps its shape
+
+
+def test_reshape_alias_on_the_heatmap_example(lib):
+    weights = uniform(lib, (2, 10))
+    np.testing.assert_array_equal(lib.numpy(lib.d2l.reshape(weights, (1, 1, 2, 10))[0, 0]), lib.numpy(weights))
+
+
+# ------------------------------------------------------------------ show_heatmaps
+def test_show_heatmaps_grid_labels_titles_one_colorbar_and_one_color_scale(lib):
+    matrices = uniform(lib, (2, 3, 4, 5), seed=1)
+    fig = lib.d2l.show_heatmaps(matrices, xlabel="Keys", ylabel="Queries", titles=["t0", "t1", "t2"])
     assert isinstance(fig, Figure)
-    panels = _panels(fig)
-    assert sorted(panels) == [(i, j) for i in range(2) for j in range(3)]
-    assert _colorbars(fig) == 1
-    for (i, j), ax in panels.items():
+    matrices = lib.numpy(matrices)
+    found = panels(fig)
+    assert sorted(found) == [(i, j) for i in range(2) for j in range(3)]
+    assert colorbars(fig) == 1
+    for (i, j), ax in found.items():
         assert len(ax.images) == 1
-        np.testing.assert_allclose(np.asarray(ax.images[0].get_array()), matrices[i, j].numpy(), rtol=1e-6)
+        np.testing.assert_allclose(drawn(ax), matrices[i, j], rtol=1e-6)
         assert ax.get_xlabel() == ("Keys" if i == 1 else "")  # only under the bottom row
         assert ax.get_ylabel() == ("Queries" if j == 0 else "")  # only left of the first column
         if i == 0:
             assert ax.get_title() == f"t{j}"  # each column headed by its title
         assert ax.images[0].get_cmap().name == "Reds"
-    first = panels[(0, 0)]
-    assert first.get_shared_x_axes().joined(first, panels[(1, 2)])
-    assert first.get_shared_y_axes().joined(first, panels[(1, 2)])
+        norm = ax.images[0].norm  # one color scale for every panel
+        np.testing.assert_allclose((norm.vmin, norm.vmax), (matrices.min(), matrices.max()), rtol=1e-6)
+    first = found[(0, 0)]
+    assert first.get_shared_x_axes().joined(first, found[(1, 2)])
+    assert first.get_shared_y_axes().joined(first, found[(1, 2)])
 
 
-def test_show_heatmaps_identity_example_of_the_preliminaries():
-    fig = d2l.show_heatmaps(d2l.reshape(torch.eye(10), (1, 1, 10, 10)), xlabel="Keys", ylabel="Queries")
-    (ax,) = _panels(fig).values()
-    np.testing.assert_array_equal(np.asarray(ax.images[0].get_array()), np.eye(10))
+def test_show_heatmaps_identity_example_of_the_preliminaries(lib):
+    eye = lib.array(np.eye(10), "float32")
+    fig = lib.d2l.show_heatmaps(lib.d2l.reshape(eye, (1, 1, 10, 10)), xlabel="Keys", ylabel="Queries")
+    (ax,) = panels(fig).values()
+    np.testing.assert_array_equal(drawn(ax), np.eye(10))
     assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("Keys", "Queries", "")
-    assert _colorbars(fig) == 1
+    assert colorbars(fig) == 1
     assert tuple(fig.get_size_inches()) == (2.5, 2.5)
 
 
 @pytest.mark.parametrize(
     "shape, grid", [((4, 5), (1, 1)), ((3, 4, 5), (1, 3)), ((2, 1, 4, 5), (2, 1))], ids=["2-D", "3-D", "4-D"]
 )
-def test_show_heatmaps_accepts_2d_3d_4d(shape, grid):
-    matrices = torch.rand(shape)
-    fig = d2l.show_heatmaps(matrices, xlabel="x", ylabel="y")
-    panels = _panels(fig)
-    assert sorted(panels) == [(i, j) for i in range(grid[0]) for j in range(grid[1])]
-    as_grid = matrices.reshape(grid + (4, 5))
-    for (i, j), ax in panels.items():
-        np.testing.assert_allclose(np.asarray(ax.images[0].get_array()), as_grid[i, j].numpy(), rtol=1e-6)
-    assert _colorbars(fig) == 1
+def test_show_heatmaps_accepts_2d_3d_4d(lib, shape, grid):
+    matrices = uniform(lib, shape, seed=2)
+    fig = lib.d2l.show_heatmaps(matrices, xlabel="x", ylabel="y")
+    found = panels(fig)
+    assert sorted(found) == [(i, j) for i in range(grid[0]) for j in range(grid[1])]
+    as_grid = lib.numpy(matrices).reshape(grid + (4, 5))
+    for (i, j), ax in found.items():
+        np.testing.assert_allclose(drawn(ax), as_grid[i, j], rtol=1e-6)
+    assert colorbars(fig) == 1
 
 
-def test_show_heatmaps_takes_tensors_that_require_grad_without_touching_them():
-    weights = torch.rand(1, 1, 3, 4, requires_grad=True)
-    before = weights.detach().clone()
-    fig = d2l.show_heatmaps(weights * 2, xlabel="Keys", ylabel="Queries")  # a non-leaf in a graph
-    (ax,) = _panels(fig).values()
-    np.testing.assert_allclose(np.asarray(ax.images[0].get_array()), (before * 2)[0, 0].numpy(), rtol=1e-6)
-    fig = d2l.show_heatmaps(weights, xlabel="Keys", ylabel="Queries")  # a leaf
-    assert isinstance(fig, Figure)
-    assert weights.requires_grad and weights.grad is None and torch.equal(weights.detach(), before)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64"])
+def test_show_heatmaps_takes_low_and_high_precision(lib, dtype):
+    with lib.precision(dtype):
+        matrices = uniform(lib, (1, 2, 3, 3), seed=3, dtype=dtype)  # NumPy has no bfloat16
+        fig = lib.d2l.show_heatmaps(matrices, xlabel="Keys", ylabel="Queries")
+    for (_, j), ax in panels(fig).items():
+        if dtype == "float64":  # drawn in float32 or float64
+            np.testing.assert_allclose(drawn(ax), lib.numpy(matrices)[0, j], rtol=1e-6)
+        else:  # every half-precision number is a float32 one
+            np.testing.assert_array_equal(drawn(ax), lib.numpy(matrices)[0, j])
 
 
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
-def test_show_heatmaps_takes_low_and_high_precision(dtype):
-    matrices = torch.rand(1, 2, 3, 3).to(dtype)  # numpy has no bfloat16
-    fig = d2l.show_heatmaps(matrices, xlabel="Keys", ylabel="Queries")
-    for (_, j), ax in _panels(fig).items():
-        np.testing.assert_allclose(np.asarray(ax.images[0].get_array()), matrices[0, j].float().numpy(), rtol=1e-6)
+@pytest.mark.parametrize("matrices", [np.eye(3), [[0.0, 1.0], [1.0, 0.0]]], ids=["numpy", "list"])
+def test_show_heatmaps_takes_numpy_arrays_and_lists(lib, matrices):
+    (ax,) = panels(lib.d2l.show_heatmaps(matrices, xlabel="Keys", ylabel="Queries")).values()
+    np.testing.assert_array_equal(drawn(ax), np.asarray(matrices))
 
 
-def test_show_heatmaps_takes_non_contiguous_tensors_arrays_and_lists():
-    base = torch.rand(5, 4)
-    fig = d2l.show_heatmaps(base.T, xlabel="Keys", ylabel="Queries")
-    (ax,) = _panels(fig).values()
-    np.testing.assert_allclose(np.asarray(ax.images[0].get_array()), base.T.numpy(), rtol=1e-6)
-    for matrices in (np.eye(3), [[0.0, 1.0], [1.0, 0.0]]):
-        fig = d2l.show_heatmaps(matrices, xlabel="Keys", ylabel="Queries")
-        (ax,) = _panels(fig).values()
-        np.testing.assert_array_equal(np.asarray(ax.images[0].get_array()), np.asarray(matrices))
-
-
-def test_show_heatmaps_figsize_and_cmap():
-    fig = d2l.show_heatmaps(torch.rand(1, 2, 3, 3), xlabel="Keys", ylabel="Queries", figsize=(6, 3), cmap="viridis")
+def test_show_heatmaps_figsize_and_cmap(lib):
+    matrices = lib.array(np.zeros((1, 2, 3, 3)), "float32")
+    fig = lib.d2l.show_heatmaps(matrices, xlabel="Keys", ylabel="Queries", figsize=(6, 3), cmap="viridis")
     assert tuple(fig.get_size_inches()) == (6, 3)
-    assert all(ax.images[0].get_cmap().name == "viridis" for ax in _panels(fig).values())
+    assert all(ax.images[0].get_cmap().name == "viridis" for ax in panels(fig).values())
 
 
-def test_show_heatmaps_of_attention_weights_after_a_forward_pass():
-    """The chapter's use: the weights of a layer that took part in autograd."""
-    queries = torch.randn(2, 1, 2, requires_grad=True)
-    keys, values = torch.randn(2, 10, 2), torch.randn(2, 10, 4)
-    attention = d2l.DotProductAttention(dropout=0.5)
-    attention.eval()
-    attention(queries, keys, values, torch.tensor([2, 6]))
-    assert attention.attention_weights.requires_grad
-    fig = d2l.show_heatmaps(attention.attention_weights.reshape((1, 1, 2, 10)), xlabel="Keys", ylabel="Queries")
-    (ax,) = _panels(fig).values()
-    drawn = np.asarray(ax.images[0].get_array())
-    assert (drawn[0, 2:] == 0).all() and (drawn[1, 6:] == 0).all()
-    assert (drawn[0, :2] > 0).all() and (drawn[1, :6] > 0).all()
+def test_show_heatmaps_of_attention_weights_after_a_forward_pass(lib):
+    """The chapter's use: the weights of a layer in evaluation mode."""
+    queries, keys, values = (lib.randn(shape, seed=4) for shape in ((2, 1, 2), (2, 10, 2), (2, 10, 4)))
+    _, weights = lib.layer("dot", 0.5)(queries, keys, values, lib.array([2, 6]))
+    fig = lib.d2l.show_heatmaps(lib.d2l.reshape(weights, (1, 1, 2, 10)), xlabel="Keys", ylabel="Queries")
+    (ax,) = panels(fig).values()
+    shown = drawn(ax)
+    assert (shown[0, 2:] == 0).all() and (shown[1, 6:] == 0).all()
+    assert (shown[0, :2] > 0).all() and (shown[1, :6] > 0).all()

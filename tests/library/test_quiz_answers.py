@@ -14,16 +14,21 @@ import textwrap
 import numpy as np
 import pytest
 
-from booktools.frameworks import FRAMEWORKS
-from booktools.quizzes import read_keys
+from booktools.project import Project
+from booktools.sources.frameworks import FRAMEWORKS
+from booktools.sources.quizzes import read_keys
 
+PROJECT = Project.here()
 NUMERIC = [
-    (page, question) for page, key in read_keys().items() for question in key.questions if question.kind == "number"
+    (page, question)
+    for page, key in read_keys(PROJECT).items()
+    for question in key.questions
+    if question.kind == "number"
 ]
 
 
 def test_there_are_numeric_questions():
-    assert {page for page, _ in NUMERIC} == set(read_keys()), "every quiz has a numeric question"
+    assert {page for page, _ in NUMERIC} == set(read_keys(PROJECT)), "every quiz has a numeric question"
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=lambda framework: framework.name)

@@ -23,9 +23,9 @@ from importlib import resources
 import pytest
 
 from d2l_lib import quiz
-from d2l_lib.quiz import DECODER, LABELS, Quiz, decode, encode, load_quizzes, salt, show_quiz
+from d2l_lib.quiz import DECODER, Quiz, decode, encode, languages, load_quizzes, salt, show_quiz
 
-PAGES = [(lang, page) for lang in LABELS for page in sorted(load_quizzes(lang))]
+PAGES = [(lang, page) for lang in languages() for page in sorted(load_quizzes(lang))]
 VALUES = [
     {"right": 1, "why": "The shapes differ (section “Checking Shapes”)."},
     {"right": 0, "why": "그것은 출력의 모양입니다(“스케일드 내적 어텐션” 절)."},
@@ -50,7 +50,7 @@ def fragments(text: str, size: int = 40) -> list[str]:
 def test_the_data_of_every_language_ships_with_the_package():
     folder = resources.files("d2l_lib").joinpath("quizzes")
     assert sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".json")) == [
-        f"{lang}.json" for lang in sorted(LABELS)
+        f"{lang}.json" for lang in languages()
     ]
 
 

@@ -1,4 +1,4 @@
-"""Alt text of heatmaps (booktools.alt_text): from the weights of a figure to a sentence in each edition's language.
+"""Alt text of heatmaps (booktools.website.alt_text): from a figure's weights to a sentence in each edition's language.
 
 The description a figure carries is made here by ``heatmap_description``, the code
 ``show_heatmaps`` is to gain (issue 13), from NumPy weights. The tests check that
@@ -23,8 +23,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from booktools import alt_text
-from booktools.alt_text import (
+from booktools.project import Project
+from booktools.sources.schema import ConfigError, validate
+from booktools.website import alt_text
+from booktools.website.alt_text import (
     HEATMAP_MIME,
     AltTextError,
     HeatmapText,
@@ -33,11 +35,11 @@ from booktools.alt_text import (
     parse_description,
     set_heatmap_alt_text,
 )
-from booktools.book import ROOT
-from booktools.book_pages import book_notebook
-from booktools.schema import ConfigError, validate
+from booktools.website.pages import book_notebook
 
-CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+PROJECT = Project.here()
+ALT_TEXT_FILE = PROJECT.relative(PROJECT.alt_text_file)
+CONFIG = yaml.safe_load(PROJECT.config_file.read_text(encoding="utf-8"))
 PNG = base64.b64encode(
     bytes.fromhex(
         "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -68,7 +70,7 @@ def heatmap_description(grid: np.ndarray) -> dict:
 
 
 def english() -> HeatmapText:
-    return load_alt_text().heatmaps["en"]
+    return load_alt_text(PROJECT).heatmaps["en"]
 
 
 # --- reading an English sentence back into the keys of each query ------------------------------
@@ -286,18 +288,18 @@ def test_a_malformed_description_is_refused(change, message):
 
 
 def test_every_edition_has_valid_templates():
-    templates = load_alt_text().heatmaps
+    templates = load_alt_text(PROJECT).heatmaps
     assert set(templates) == set(CONFIG["editions"]), "one entry per edition of _config.yml"
 
 
 def test_a_flagged_edition_is_still_english_and_a_translated_one_is_not_flagged():
-    templates = load_alt_text().heatmaps
+    templates = load_alt_text(PROJECT).heatmaps
     english_text = dataclasses.replace(templates["en"], english_placeholder=False)
     for code, text in templates.items():
         same = dataclasses.replace(text, english_placeholder=False) == english_text
         if code != "en":
             assert text.english_placeholder == same, (
-                f"{alt_text.ALT_TEXT_FILE}: heatmaps.{code}: english_placeholder is "
+                f"{ALT_TEXT_FILE}: heatmaps.{code}: english_placeholder is "
                 f"{text.english_placeholder}, but the templates are {'' if same else 'not '}the English ones"
             )
 
@@ -311,10 +313,10 @@ def test_a_flagged_edition_is_still_english_and_a_translated_one_is_not_flagged(
     ],
 )
 def test_a_template_without_its_placeholders_is_refused_naming_the_key(template, message):
-    data = yaml.safe_load((ROOT / alt_text.ALT_TEXT_FILE).read_text(encoding="utf-8"))
+    data = yaml.safe_load(PROJECT.alt_text_file.read_text(encoding="utf-8"))
     data["heatmaps"]["id"]["query"] = template
     with pytest.raises(ConfigError, match=rf"heatmaps\.id\.query: {message}"):
-        validate(data, alt_text.AltTextFile, alt_text.ALT_TEXT_FILE)
+        validate(data, alt_text.AltTextFile, ALT_TEXT_FILE)
 
 
 # --- a page: the build sets the alt text of each heatmap ------------------------------------------

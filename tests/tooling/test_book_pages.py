@@ -1,16 +1,29 @@
-"""The renderable copy of a source page (booktools.book_pages): framework cells marked for
+"""The renderable copy of a source page (booktools.website.pages): framework cells marked for
 the tabs, tab notes wrapped in a container, ``#@tab all`` cells shown once."""
 
 from __future__ import annotations
 
 import copy
+import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from booktools.book_pages import book_notebook, write_edition_sources
-from booktools.frameworks import TabError
+from booktools.project import Project
+from booktools.sources.frameworks import TabError
+from booktools.website.pages import book_notebook, write_edition_sources
+
+PROJECT = Project.here()
+
+
+def scratch_edition(root: Path) -> Path:
+    """``chapters/en/`` of a scratch project under ``root``, with the real configuration and English strings."""
+    scratch = Project(root)
+    scratch.edition_dir("en").mkdir(parents=True)
+    shutil.copy2(PROJECT.config_file, scratch.config_file)
+    shutil.copy2(PROJECT.strings_file("en"), scratch.strings_file("en"))
+    return scratch.edition_dir("en")
 
 
 def by_id(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
@@ -80,13 +93,13 @@ def test_a_malformed_group_is_refused_naming_page_and_cell(tabbed_notebook):
 def test_the_edition_copy_keeps_the_layout_so_relative_figure_paths_work(synthetic_book: Path, tmp_path: Path):
     target_root = tmp_path / "src"
     (target_root / "stale").mkdir(parents=True)
-    folder = write_edition_sources(synthetic_book / "chapters" / "en", target_root, synthetic_book)
+    folder = write_edition_sources(synthetic_book / "chapters" / "en", target_root, Project(synthetic_book))
     assert folder == target_root / "chapters" / "en"
     assert sorted(path.name for path in folder.iterdir()) == [
         "api.md",
         "index.md",
         "tabs.ipynb",
-    ]  # api.md: booktools.api_docs
+    ]  # api.md: booktools.website.api_docs
     assert not (target_root / "stale").exists()
     assert (folder / "index.md").read_bytes() == (synthetic_book / "chapters/en/index.md").read_bytes()
     assert (folder / "../../img/attention-output.svg").resolve().is_file()
@@ -114,16 +127,14 @@ def test_slide_marks_are_stripped_from_markdown_and_kept_in_code():
 
 
 def test_slide_marks_are_stripped_from_markdown_pages(tmp_path):
-    source = tmp_path / "chapters" / "en"
-    source.mkdir(parents=True)
+    source = scratch_edition(tmp_path)
     (source / "index.md").write_text("# [**Book**]\n\n(**Welcome**)[~~ to the slides~~].\n", encoding="utf-8")
-    target = write_edition_sources(source, tmp_path / "out", tmp_path)
+    target = write_edition_sources(source, tmp_path / "out", Project(tmp_path))
     assert (target / "index.md").read_text(encoding="utf-8") == "# Book\n\nWelcome.\n"
 
 
 def test_a_page_with_slide_marks_links_its_decks_after_its_title(tmp_path):
-    source = tmp_path / "chapters" / "en"
-    source.mkdir(parents=True)
+    source = scratch_edition(tmp_path)
     marked = nbformat.v4.new_notebook()
     marked.cells = [
         nbformat.v4.new_markdown_cell("(sec_x)=\n# Title\n\n[**Key idea**]."),
@@ -133,7 +144,7 @@ def test_a_page_with_slide_marks_links_its_decks_after_its_title(tmp_path):
     plain.cells = [nbformat.v4.new_markdown_cell("# Plain\n\nNo slides.")]
     nbformat.write(marked, source / "marked.ipynb")
     nbformat.write(plain, source / "plain.ipynb")
-    target = write_edition_sources(source, tmp_path / "out", tmp_path)
+    target = write_edition_sources(source, tmp_path / "out", Project(tmp_path))
     cells = nbformat.read(target / "marked.ipynb", as_version=4).cells
     assert [cell.id for cell in cells][1] == "d2l-slides-link"
     for framework in ("pytorch", "jax", "tensorflow"):

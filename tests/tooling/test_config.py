@@ -1,4 +1,4 @@
-"""Configuration is validated on load (booktools.schema): a misspelt key or a wrong type fails with a
+"""Configuration is validated on load (booktools.sources.schema): a misspelt key or a wrong type fails with a
 message naming the file, the key and what was expected. Covers chapters/glossary.yml, the editions and
 the other keys of _config.yml that booktools reads, and the one place each fact lives."""
 
@@ -13,22 +13,30 @@ from pathlib import Path
 import pytest
 import yaml
 
-from booktools import build, config, edition_settings
-from booktools.book import editions
-from booktools.schema import ConfigError, validate
-from booktools.translations.check import main as check_translations
-from booktools.translations.glossary import GlossaryError, load_glossary, read_glossary
+from booktools.__main__ import main as booktools_command
+from booktools.checks.translations.glossary import GlossaryError, load_glossary, read_glossary
+from booktools.project import BUILD_INPUTS, Project
+from booktools.sources import config
+from booktools.sources.schema import ConfigError, validate
+from booktools.website import editions as edition_settings
 
 GLOSSARY = "chapters/glossary.yml"
 
 
 @pytest.fixture
-def book(tmp_path: Path, root: Path) -> Path:
-    """A scratch copy of the configuration files and the chapters."""
-    shutil.copytree(root / "chapters", tmp_path / "chapters", ignore=shutil.ignore_patterns("*.lock"))
-    for name in ("_config.yml", "_toc.yml"):
-        shutil.copy(root / name, tmp_path / name)
+def book(tmp_path: Path, project: Project) -> Path:
+    """A scratch copy of the configuration files, the chapters and the library's messages."""
+    scratch = Project(tmp_path)
+    shutil.copytree(project.chapters, scratch.chapters, ignore=shutil.ignore_patterns("*.lock"))
+    shutil.copytree(project.library_messages_file("en").parent, scratch.library_messages_file("en").parent)
+    for name in (project.config_file.name, project.toc_file.name):
+        shutil.copy(project.root / name, tmp_path / name)
     return tmp_path
+
+
+def editions(book: Path) -> list[str]:
+    """The codes of the editions present in ``book``."""
+    return Project(book).editions()
 
 
 def edit_yaml(path: Path, change) -> None:
@@ -46,11 +54,11 @@ def error_of(call) -> ConfigError:
 # ---- chapters/glossary.yml ---------------------------------------------------------------------
 
 
-def test_the_real_glossary_and_config_load(root: Path) -> None:
-    glossary = load_glossary(root)
+def test_the_real_glossary_and_config_load(project: Project) -> None:
+    glossary = load_glossary(project)
     assert "attention" in glossary.concepts
-    assert {term.concept for term in read_glossary("ko", root)} == set(glossary.concepts)
-    assert editions(root)[0] == "en"
+    assert {term.concept for term in read_glossary("ko", project)} == set(glossary.concepts)
+    assert project.editions()[0] == "en"
 
 
 @pytest.mark.parametrize(
@@ -92,7 +100,7 @@ def test_the_real_glossary_and_config_load(root: Path) -> None:
 )
 def test_a_malformed_glossary_names_the_file_and_the_key(book: Path, change, key: str, words: list[str]) -> None:
     edit_yaml(book / GLOSSARY, change)
-    error = error_of(lambda: load_glossary(book))
+    error = error_of(lambda: load_glossary(Project(book)))
     assert isinstance(error, GlossaryError)
     assert (error.file, error.key) == (GLOSSARY, key)
     message = str(error)
@@ -102,13 +110,13 @@ def test_a_malformed_glossary_names_the_file_and_the_key(book: Path, change, key
 
 def test_a_malformed_glossary_stops_check_translations(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit_yaml(book / GLOSSARY, lambda g: g["concepts"]["attention"]["id"].update(bannd=["atensi"]))
-    assert check_translations(["--root", str(book)]) == 2
+    assert booktools_command(["--root", str(book), "translations"]) == 2
     assert "chapters/glossary.yml: concepts.attention.id: unknown key 'bannd'" in capsys.readouterr().err
 
 
 def test_a_glossary_that_is_not_yaml(book: Path) -> None:
     (book / GLOSSARY).write_text("concepts: [unclosed\n", encoding="utf-8")
-    assert str(error_of(lambda: load_glossary(book))).startswith(f"{GLOSSARY}: not valid YAML")
+    assert str(error_of(lambda: load_glossary(Project(book)))).startswith(f"{GLOSSARY}: not valid YAML")
 
 
 def test_a_new_glossary_rule_is_one_field() -> None:
@@ -192,9 +200,9 @@ def test_a_configured_edition_without_its_folder_is_not_present(book: Path) -> N
 def test_make_notebooks_and_check_translations_report_a_bad_config(book: Path, root: Path) -> None:
     edit_yaml(book / "_config.yml", lambda c: c["editions"]["ko"].update(naem="x"))
     shutil.copytree(root / "booktools", book / "booktools", ignore=shutil.ignore_patterns("__pycache__"))
-    for tool in ("booktools.translations", "booktools.derive"):
+    for verb in (["translations"], ["notebooks", "--check"]):
         result = subprocess.run(
-            [sys.executable, "-m", tool, "--check"] if tool.endswith("derive") else [sys.executable, "-m", tool],
+            [sys.executable, "-m", "booktools", "--root", str(book), *verb],
             cwd=book,
             capture_output=True,
             text=True,
@@ -202,26 +210,38 @@ def test_make_notebooks_and_check_translations_report_a_bad_config(book: Path, r
             timeout=120,
             check=False,
         )
-        assert result.returncode == 2, (tool, result.stderr)
-        assert "_config.yml: editions.ko: unknown key 'naem'" in result.stderr, (tool, result.stderr)
+        assert result.returncode == 2, (verb, result.stderr)
+        assert "_config.yml: editions.ko: unknown key 'naem'" in result.stderr, (verb, result.stderr)
 
 
 # ---- one fact, one place -----------------------------------------------------------------------
 
 
-def test_build_and_the_other_tools_read_the_same_editions(root: Path) -> None:
-    data = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
-    assert edition_settings.configured_editions(data) == config.configured_editions(config.load_config(root))
-    assert [edition.code for edition in edition_settings.editions_to_build(data, root)] == editions(root)
+def test_build_and_the_other_tools_read_the_same_editions(project: Project) -> None:
+    data = yaml.safe_load(project.config_file.read_text(encoding="utf-8"))
+    assert edition_settings.configured_editions(data) == config.configured_editions(project.config())
+    assert [edition.code for edition in edition_settings.editions_to_build(data, project)] == project.editions()
 
 
-def test_build_inputs_name_every_booktools_module_the_build_imports(root: Path) -> None:
-    script = "import sys, booktools.build, booktools.theme; print(*sorted(sys.modules))"
-    result = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True)
-    modules = [name for name in result.stdout.split() if name.startswith("booktools.")]
+def test_build_inputs_name_every_booktools_module_the_build_imports(project: Project) -> None:
+    extensions = ", ".join(
+        yaml.safe_load(project.config_file.read_text(encoding="utf-8"))["sphinx"]["local_extensions"]
+    )
+    script = f"import sys, booktools.website.build, {extensions}; print(*sorted(sys.modules))"
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=project.root, capture_output=True, text=True, check=True
+    )
+    modules = [name for name in result.stdout.split() if name.startswith(("booktools.", "d2l_lib."))]
+    assert "booktools.website.build" in modules and "booktools.website.theme" in modules
     for name in modules:
         path = Path(*name.split("."))
         assert any(
-            Path(entry) in (path, path.with_suffix(".py")) or Path(entry) in path.parents for entry in build.INPUTS
-        ), f"{name} is read by the build but not in build.INPUTS"
-    assert set(build.SETTINGS) | set(build.SHARED_FOLDERS) <= set(build.INPUTS)
+            Path(entry) in (path, path.with_suffix(".py")) or Path(entry) in path.parents for entry in BUILD_INPUTS
+        ), f"{name} is read by the build but not in booktools.project.BUILD_INPUTS"
+
+
+def test_build_inputs_name_the_settings_the_sources_and_the_shared_folders(project: Project) -> None:
+    read = [project.config_file, project.toc_file, project.bibliography, project.chapters, project.library_dir]
+    read += project.shared_folders()
+    assert {project.relative(path) for path in read} <= set(BUILD_INPUTS)
+    assert project.build_inputs() == [project.root / name for name in BUILD_INPUTS], "the checkout has them all"

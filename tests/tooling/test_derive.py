@@ -12,8 +12,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from booktools import derive
-from booktools.frameworks import FRAMEWORKS, Framework, by_name
+from booktools.derive import notebooks as derive
+from booktools.project import Project
+from booktools.sources.frameworks import FRAMEWORKS, Framework, by_name
 
 PAGE = Path("chapters/en/tabs.ipynb")
 EXPECTED_IDS = {
@@ -29,14 +30,14 @@ def framework_ids(framework: Framework) -> str:
 
 def derived(book: Path, framework: Framework, page: Path = PAGE) -> nbformat.NotebookNode:
     """The notebook of ``framework`` derived from a page of the synthetic book."""
-    return derive.derive(book / page, framework, book)
+    return derive.derive(book / page, framework, Project(book))
 
 
 def run_derive(book: Path, *args: str, seed: str = "0") -> subprocess.CompletedProcess:
-    """``python -m booktools.derive`` in ``book``, with its own copy of booktools."""
+    """``python -m booktools --root <book> notebooks`` in ``book``, with its own copy of booktools."""
     env = {"PYTHONPATH": str(book), "PATH": "", "PYTHONHASHSEED": seed}
     return subprocess.run(
-        [sys.executable, "-m", "booktools.derive", *args],
+        [sys.executable, "-m", "booktools", "--root", str(book), "notebooks", *args],
         cwd=book,
         env=env,
         capture_output=True,
@@ -97,14 +98,13 @@ def test_the_source_page_is_left_as_it_is(synthetic_book: Path):
 
 
 def test_each_language_and_framework_has_its_folder(synthetic_book: Path):
+    project = Project(synthetic_book)
     source = synthetic_book / "chapters" / "id" / "tabs.ipynb"
     assert (
-        derive.derived_path(source, by_name("jax"), synthetic_book)
+        derive.derived_path(source, by_name("jax"), project)
         == synthetic_book / "notebooks" / "id" / "jax" / "tabs.ipynb"
     )
-    assert sorted(
-        path.relative_to(synthetic_book).as_posix() for path in derive.expected_files(synthetic_book)
-    ) == sorted(
+    assert sorted(project.relative(path) for path in derive.expected_files(project)) == sorted(
         f"notebooks/{language}/{framework.name}/tabs.ipynb" for language in ("en", "id") for framework in FRAMEWORKS
     )
 
@@ -149,7 +149,7 @@ def test_the_install_cell_installs_the_books_release_with_the_frameworks_extra(
     url, version = synthetic_release
     cell = derived(synthetic_book, framework).cells[0]
     assert (cell.id, cell.cell_type, cell.outputs) == ("install", "code", [])
-    assert cell.source == derive.install_cell(framework, synthetic_book).source
+    assert cell.source == derive.install_cell(framework, Project(synthetic_book)).source
     monkeypatch.delenv("D2L_LIB_SOURCE", raising=False)
     assert install_command(cell, present=False) == [
         sys.executable,
@@ -178,9 +178,9 @@ def test_a_library_without_a_version_is_an_error(synthetic_book: Path):
 
 
 def test_check_reports_a_hand_edit_a_missing_an_outdated_and_an_orphan_notebook(synthetic_book: Path):
-    book = synthetic_book
-    written = derive.write(book)
-    assert len(written) == 6 and derive.differences(derive.expected_files(book), book) == []
+    book, project = synthetic_book, Project(synthetic_book)
+    written = derive.write(project)
+    assert len(written) == 6 and derive.differences(derive.expected_files(project), project) == []
     edited = book / "notebooks/en/jax/tabs.ipynb"
     notebook = nbformat.read(edited, as_version=4)
     notebook.cells[3].source += "\nprint('edited in Jupyter')"
@@ -195,7 +195,7 @@ def test_check_reports_a_hand_edit_a_missing_an_outdated_and_an_orphan_notebook(
     page.cells[-1].source = "Changed in the source page."
     nbformat.write(page, source)
 
-    problems = derive.differences(derive.expected_files(book), book)
+    problems = derive.differences(derive.expected_files(project), project)
     assert sorted(problems) == sorted(
         [
             "notebooks/en/jax/tabs.ipynb differs from its source page",
@@ -205,9 +205,9 @@ def test_check_reports_a_hand_edit_a_missing_an_outdated_and_an_orphan_notebook(
             "notebooks/en/pytorch/renamed-page.ipynb has no source page",
         ]
     )
-    derive.write(book)
+    derive.write(project)
     assert not orphan.exists()
-    assert derive.differences(derive.expected_files(book), book) == []
+    assert derive.differences(derive.expected_files(project), project) == []
 
 
 def test_the_commands_write_and_check(synthetic_book: Path):
@@ -237,12 +237,12 @@ def test_the_command_fails_on_a_malformed_group_naming_notebook_and_cell(synthet
 
 
 def test_derivation_is_byte_stable(synthetic_book: Path):
-    book = synthetic_book
-    first = derive.expected_files(book)
-    assert derive.expected_files(book) == first
-    derive.write(book)
+    project = Project(synthetic_book)
+    first = derive.expected_files(project)
+    assert derive.expected_files(project) == first
+    derive.write(project)
     stamps = {path: path.stat().st_mtime_ns for path in first}
-    derive.write(book)
+    derive.write(project)
     assert {path: path.stat().st_mtime_ns for path in first} == stamps  # unchanged files are not rewritten
     for path, text in first.items():
         assert path.read_text(encoding="utf-8") == text
@@ -265,6 +265,6 @@ def test_derivation_does_not_depend_on_the_hash_seed(synthetic_book: Path, tmp_p
 
 
 def test_every_derived_notebook_is_valid_json_ending_in_a_newline(synthetic_book: Path):
-    for path, text in derive.expected_files(synthetic_book).items():
+    for path, text in derive.expected_files(Project(synthetic_book)).items():
         assert text.endswith("}\n") and not text.endswith("\n\n"), path
         nbformat.validate(nbformat.reads(text, as_version=4))

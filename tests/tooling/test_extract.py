@@ -13,13 +13,14 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from booktools import extract
-from booktools.book import notebooks
-from booktools.extract import ExtractionError, render
-from booktools.frameworks import FRAMEWORKS, Framework, TabError, by_name
-from booktools.save_marks import SavedBlock, Section, blocks_of_cell
+from booktools.derive import library as extract
+from booktools.derive.library import ExtractionError, render
+from booktools.project import Project
+from booktools.sources.frameworks import FRAMEWORKS, Framework, TabError, by_name
+from booktools.sources.save_marks import SavedBlock, Section, blocks_of_cell
 
 SECTION = Section("Some Section", "sec_some")
+TORCH_MODULE = "d2l_lib/torch.py"  # how messages name the PyTorch module
 
 
 def blocks(source: str) -> list[SavedBlock]:
@@ -146,22 +147,23 @@ def test_the_preamble_names_the_framework(framework: Framework):
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
-def test_library_is_in_sync_with_the_notebooks(root: Path, framework: Framework):
-    path = extract.library_path(framework, root)
-    assert path == root / "d2l_lib" / f"{framework.module}.py"
-    assert path.exists(), f"{path.relative_to(root)} is missing; run `make lib`"
+def test_library_is_in_sync_with_the_notebooks(project: Project, framework: Framework):
+    path = extract.library_path(framework, project)
+    assert path == project.root / "d2l_lib" / f"{framework.module}.py"
+    assert path.exists(), f"{project.relative(path)} is missing; run `make lib`"
     assert (
         extract.differences(
-            extract.generate(framework, root), path.read_text(encoding="utf-8"), path.relative_to(root).as_posix()
+            extract.generate(framework, project), path.read_text(encoding="utf-8"), project.relative(path)
         )
         == []
     )
 
 
-def _copy_book(root: Path, target: Path) -> Path:
-    """Copy what `make lib` reads and writes: ``_toc.yml``, ``d2l_lib/`` and ``chapters/en/``."""
-    for name in ("_toc.yml", "d2l_lib", "chapters/en"):
-        source, copy = root / name, target / name
+def _copy_book(project: Project, target: Path) -> Path:
+    """Copy what `make lib` reads and writes: ``_toc.yml``, ``_config.yml`` (the MyST extensions the
+    headings are read with), ``d2l_lib/`` and ``chapters/en/``."""
+    for source in (project.toc_file, project.config_file, project.library_dir, project.edition_dir("en")):
+        copy = target / project.relative(source)
         if source.is_dir():
             shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.lock"))
         else:
@@ -171,15 +173,15 @@ def _copy_book(root: Path, target: Path) -> Path:
 
 
 @pytest.fixture
-def scratch(root: Path, tmp_path: Path) -> Path:
+def scratch(project: Project, tmp_path: Path) -> Path:
     """A scratch copy of the English pages and the library, free to edit."""
-    return _copy_book(root, tmp_path)
+    return _copy_book(project, tmp_path)
 
 
 @pytest.fixture(scope="module")
-def generated(root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, list[SavedBlock]]]:
+def generated(project: Project, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, list[SavedBlock]]]:
     """For each framework: the module `make lib` generates from a scratch copy, and its saved blocks."""
-    book = _copy_book(root, tmp_path_factory.mktemp("book"))
+    book = Project(_copy_book(project, tmp_path_factory.mktemp("book")))
     return {
         framework.name: (extract.generate(framework, book), extract.framework_blocks(framework, book))
         for framework in FRAMEWORKS
@@ -236,10 +238,10 @@ def test_check_lib_reports_an_edited_import_and_a_reordered_module(generated):
     text, _ = generated["pytorch"]
     edited = text.replace("\nimport torch\n", "\nimport torch as torch\n", 1)
     assert edited != text
-    (problem,) = extract.differences(text, edited)
+    (problem,) = extract.differences(text, edited, TORCH_MODULE)
     assert problem.startswith("'(imports)' from imports differs:")
     moved = text.replace("# ---- section: ", "# ---- section (moved): ", 1)
-    assert extract.differences(text, moved) == [
+    assert extract.differences(text, moved, TORCH_MODULE) == [
         "d2l_lib/torch.py: the definitions are the same, but headers, comments or order differ"
     ]
 
@@ -248,13 +250,15 @@ def test_check_lib_reports_a_missing_and_an_unknown_definition(generated):
     text, saved = generated["pytorch"]
     renamed = text.replace("def check_shape(", "def check_shape_renamed(")
     block = next(b for b in saved if b.names == ("check_shape",))
-    assert extract.differences(text, renamed) == [
+    assert extract.differences(text, renamed, TORCH_MODULE) == [
         f"'check_shape' from {block.notebook}, cell {block.cell_id}; {block.section.title} ({block.section.label}) "
         "is missing from d2l_lib/torch.py",
         f"'check_shape_renamed' ({block.notebook}, cell {block.cell_id}; {block.section.title} "
         f"({block.section.label})) is in d2l_lib/torch.py but no notebook cell saves it",
     ]
-    assert extract.differences(text, "def broken(:\n")[0] == "d2l_lib/torch.py does not parse: line 1: invalid syntax"
+    assert extract.differences(text, "def broken(:\n", TORCH_MODULE)[0] == (
+        "d2l_lib/torch.py does not parse: line 1: invalid syntax"
+    )
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
@@ -276,15 +280,15 @@ def test_all_lists_the_public_saved_names_in_book_order_after_the_imports(genera
 
 
 def test_inserting_cells_at_the_top_of_a_page_changes_no_line_of_any_module(scratch: Path):
-    before = {framework.name: extract.generate(framework, scratch) for framework in FRAMEWORKS}
-    for path in notebooks(root=scratch):
+    before = {framework.name: extract.generate(framework, Project(scratch)) for framework in FRAMEWORKS}
+    for path in Project(scratch).notebooks():
         notebook = nbformat.read(path, as_version=4)
         prose, code = new_markdown_cell("A note above the title."), new_code_cell("#@tab all\nx = 1")
         prose["id"], code["id"] = "inserted-note", "inserted-code"
         notebook.cells[:0] = [prose, code]
         nbformat.write(notebook, path)
     for framework in FRAMEWORKS:
-        assert extract.generate(framework, scratch) == before[framework.name], framework.name
+        assert extract.generate(framework, Project(scratch)) == before[framework.name], framework.name
 
 
 def test_check_lib_names_the_block_edited_in_a_notebook_without_make_lib(scratch: Path):
@@ -294,7 +298,9 @@ def test_check_lib_names_the_block_edited_in_a_notebook_without_make_lib(scratch
     cell = next(c for c in notebook.cells if c.get("id") == "masked-softmax")
     torch = by_name("pytorch")
     block = next(
-        b for b in extract.framework_blocks(torch, scratch) if b.cell_id == "masked-softmax" and not b.is_import
+        b
+        for b in extract.framework_blocks(torch, Project(scratch))
+        if b.cell_id == "masked-softmax" and not b.is_import
     )
     (name,) = block.names
     definition = next(node for node in ast.parse(cell.source).body if getattr(node, "name", None) == name)
@@ -303,7 +309,9 @@ def test_check_lib_names_the_block_edited_in_a_notebook_without_make_lib(scratch
     cell.source = "\n".join(lines)
     nbformat.write(notebook, path)
     problems = extract.differences(
-        extract.generate(torch, scratch), extract.library_path(torch, scratch).read_text(encoding="utf-8")
+        extract.generate(torch, Project(scratch)),
+        extract.library_path(torch, Project(scratch)).read_text(encoding="utf-8"),
+        TORCH_MODULE,
     )
     assert len(problems) == 1, problems
     assert problems[0].startswith(
@@ -319,7 +327,7 @@ def test_make_lib_writes_every_module_and_check_lib_names_a_hand_edit(root: Path
 
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "booktools.extract", *args],
+            [sys.executable, "-m", "booktools", "--root", str(scratch), "lib", *args],
             cwd=scratch,
             capture_output=True,
             text=True,
@@ -359,9 +367,9 @@ def test_extraction_error_stops_make_lib_with_notebook_and_cell(scratch: Path):
     for cell, cell_id in zip(cells, ("title", "fine", "broken-cell", "fine-too")):
         cell["id"] = cell_id
     nbformat.write(new_notebook(cells=cells), scratch / "chapters/en/preliminaries.ipynb")
-    extract.generate(by_name("pytorch"), scratch)  # the broken cell is JAX's only
+    extract.generate(by_name("pytorch"), Project(scratch))  # the broken cell is JAX's only
     with pytest.raises(ExtractionError, match=r"^chapters/en/preliminaries\.ipynb, cell broken-cell: syntax error"):
-        extract.generate(by_name("jax"), scratch)
+        extract.generate(by_name("jax"), Project(scratch))
 
 
 def test_a_code_cell_without_a_tab_line_stops_make_lib_naming_notebook_and_cell(scratch: Path):
@@ -373,14 +381,14 @@ def test_a_code_cell_without_a_tab_line_stops_make_lib_naming_notebook_and_cell(
         match=r"chapters/en/preliminaries\.ipynb.*cell unmarked-cell: "
         r"a code cell must start with `#@tab <framework>`",
     ):
-        extract.generate(by_name("pytorch"), scratch)
+        extract.generate(by_name("pytorch"), Project(scratch))
 
 
 # Which module a cell's blocks go to ----------------------------------------------------
 
 
 def test_each_cells_blocks_go_to_the_modules_of_its_frameworks(synthetic_book: Path):
-    modules = {framework.name: extract.generate(framework, synthetic_book) for framework in FRAMEWORKS}
+    modules = {framework.name: extract.generate(framework, Project(synthetic_book)) for framework in FRAMEWORKS}
 
     def header(cell_id: str, title: str = "Tabs", label: str = "sec_tabs") -> str:
         return f"# ---- from chapters/en/tabs.ipynb, cell {cell_id}\n# ---- section: {title} ({label})\n"

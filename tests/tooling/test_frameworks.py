@@ -1,17 +1,15 @@
-"""Framework marks of the source pages (booktools.frameworks): which cell belongs to
+"""Framework marks of the source pages (booktools.sources.frameworks): which cell belongs to
 which framework, the marks stripped, and the tab groups with each of their errors."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import nbformat
 import pytest
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_raw_cell
 
-from booktools.book import editions, notebooks
-from booktools.frameworks import (
+from booktools.project import Project
+from booktools.sources.frameworks import (
     FRAMEWORKS,
     NAMES,
     TabError,
@@ -230,11 +228,11 @@ def test_a_malformed_cell_inside_a_page_fails_groups():
         groups(page(markdown("# Title"), code("x = 1")))
 
 
-def test_every_page_of_every_edition_has_valid_marks_and_complete_groups(root: Path):
-    for language in editions(root):
-        for path in notebooks(language, root):
+def test_every_page_of_every_edition_has_valid_marks_and_complete_groups(project: Project):
+    for language in project.editions():
+        for path in project.notebooks(language):
             cells = nbformat.read(path, as_version=4).cells
             try:
                 groups(cells)
             except TabError as error:
-                pytest.fail(f"{path.relative_to(root)}: {error}")
+                pytest.fail(f"{project.relative(path)}: {error}")

@@ -1,4 +1,4 @@
-"""The `d2l-book` kernel (booktools.kernel): its environment is fixed whatever the caller's,
+"""The `d2l-book` kernel (booktools.servers.kernel): its environment is fixed whatever the caller's,
 and `make setup` installed the current spec into the environment nbval runs from."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpecManager
 
-from booktools import kernel
+from booktools.servers import kernel
 
 
 def test_the_spec_fixes_the_hash_seed_and_the_inline_figure_backend_and_leaves_out_c_level_output():
@@ -44,5 +44,5 @@ def test_install_writes_the_spec_where_jupyter_finds_it(tmp_path: Path):
 
 def test_the_environment_running_the_tests_has_the_current_kernel():
     found = KernelSpecManager().get_kernel_spec(kernel.NAME)
-    assert found.env == kernel.ENV, "run `make setup` (python -m booktools.kernel) to install the current kernel"
+    assert found.env == kernel.ENV, "run `make setup` (python -m booktools kernel) to install the current kernel"
     assert found.argv == kernel.spec()["argv"], "the d2l-book kernel runs another Python; run `make setup`"

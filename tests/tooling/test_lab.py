@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from booktools import kernel
-from booktools.lab import BookKernelSpecManager
+from booktools.servers import kernel
+from booktools.servers.lab import BookKernelSpecManager
 
 
 def test_every_kernel_name_gets_the_book_kernel_and_its_fixed_environment():

@@ -24,12 +24,12 @@ import tokenize
 import nbformat
 import pytest
 
-from booktools.book import ROOT
-from booktools.frameworks import FRAMEWORKS, Framework, cell_frameworks, strip_marks
-from booktools.save_marks import saved_statements
-from booktools.slide_marks import strip_slide_marks
+from booktools.project import Project
+from booktools.sources.frameworks import FRAMEWORKS, Framework, cell_frameworks, strip_marks
+from booktools.sources.save_marks import saved_statements
+from booktools.sources.slide_marks import strip_slide_marks
 
-LESSON = ROOT / "chapters" / "en" / "attention-scoring-functions.ipynb"
+LESSON = Project.here().edition_dir("en") / "attention-scoring-functions.ipynb"
 MAX_WORDS = 2500
 MAX_LINES = 25
 SUFFIX = {"pytorch": "", "jax": "-jax", "tensorflow": "-tf"}

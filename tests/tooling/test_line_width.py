@@ -17,13 +17,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from booktools.book import editions, notebooks, relative
-from booktools.frameworks import strip_marks
+from booktools.project import Project
+from booktools.sources.frameworks import strip_marks
 
 MAX_COLUMNS = 79
 # A fenced code block; a fence whose info string starts with "{" is a MyST directive.
 FENCE = re.compile(r"^(```|~~~)(?!\{)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
-SOURCES = [path for language in editions() for path in notebooks(language)]
+PROJECT = Project.here()
+SOURCES = [path for language in PROJECT.editions() for path in PROJECT.notebooks(language)]
 
 
 def columns(line: str) -> int:
@@ -61,9 +62,9 @@ def too_wide(path: Path) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=relative)
+@pytest.mark.parametrize("path", SOURCES, ids=PROJECT.relative)
 def test_code_and_outputs_fit_79_columns(path: Path) -> None:
     problems = too_wide(path)
-    assert not problems, f"{relative(path)}: {len(problems)} lines wider than {MAX_COLUMNS} columns:\n" + "\n".join(
-        problems
+    assert not problems, (
+        f"{PROJECT.relative(path)}: {len(problems)} lines wider than {MAX_COLUMNS} columns:\n" + "\n".join(problems)
     )

@@ -1,7 +1,8 @@
-"""The Live code button's settings (``booktools.theme.live``): where the kernel comes from, the strings."""
+"""The Live code button's settings (``booktools.website.theme.live``): where the kernel comes from, the strings."""
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import pytest
@@ -11,16 +12,21 @@ from docutils.parsers.rst import Parser
 from docutils.utils import new_document
 from sphinx.errors import ExtensionError
 
-from booktools.kernel import NAME as KERNEL_NAME
-from booktools.theme import live
+from booktools.project import Project
+from booktools.servers.kernel import NAME as KERNEL_NAME
+from booktools.sources.strings import load_strings
+from booktools.website.theme import live
 
+PROJECT = Project.here()
+ENGLISH = dataclasses.asdict(load_strings(PROJECT, "en").live)
 REPOSITORY = {"repository_url": "https://github.com/d2l-attention/attention-scoring-book", "repository_branch": "v1"}
 
 
 def config(server: str = "local", strings: dict | None = None, repository: dict | None = None) -> SimpleNamespace:
-    """The Sphinx configuration values ``live_settings`` reads."""
+    """The Sphinx configuration values ``live_settings`` reads (the English edition's strings unless given)."""
     options = REPOSITORY if repository is None else repository
-    return SimpleNamespace(book_live_server=server, book_live_strings=strings or {}, html_theme_options=options)
+    strings = ENGLISH if strings is None else strings
+    return SimpleNamespace(book_live_server=server, book_live_strings=strings, html_theme_options=options)
 
 
 def test_the_local_server_is_the_default_and_its_token_is_fetched_not_written():
@@ -57,12 +63,18 @@ def test_a_kernel_source_that_cannot_work_fails_the_build(server, repository, me
         live.live_settings(config(server, repository=repository))
 
 
-def test_an_editions_strings_replace_the_english_ones_and_a_misspelt_key_fails():
-    settings = live.live_settings(config(strings={"button": "Kode interaktif"}))
-    assert settings["strings"]["button"] == "Kode interaktif"
-    assert settings["strings"]["run"] == live.STRINGS["run"]
-    with pytest.raises(ExtensionError, match=r"unknown keys \['label'\]"):
-        live.live_settings(config(strings={"label": "Kode interaktif"}))
+def test_an_editions_strings_replace_the_english_ones_and_a_missing_or_misspelt_key_fails():
+    indonesian = dataclasses.asdict(load_strings(PROJECT, "id").live)
+    settings = live.live_settings(config(strings=indonesian))
+    assert settings["strings"] == indonesian
+    assert settings["strings"]["button"] != ENGLISH["button"]
+    assert sorted(settings["strings"]) == sorted(live.STRINGS)
+    misspelt = {("label" if key == "button" else key): text for key, text in indonesian.items()}
+    with pytest.raises(ExtensionError, match=r"expected the keys \[.*'button'.*\], got \[.*'label'"):
+        live.live_settings(config(strings=misspelt))
+    missing = {key: text for key, text in indonesian.items() if key != "run"}
+    with pytest.raises(ExtensionError, match=r"expected the keys .*strings\.yml"):  # no English fallback
+        live.live_settings(config(strings=missing))
 
 
 def test_sphinx_thebes_page_settings_are_removed_and_other_raw_html_kept():

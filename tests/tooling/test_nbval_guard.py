@@ -1,4 +1,4 @@
-"""booktools.nbval_outputs replaces nbval's IPyNbCell.compare_outputs: it does so in this run, and it
+"""booktools.checks.nbval_plugin replaces nbval's IPyNbCell.compare_outputs: it does so in this run, and it
 stops the run with a clear message, rather than silently comparing no figure, when nbval changes."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from nbval.plugin import IPyNbCell
 
-from booktools import nbval_outputs
-from booktools.nbval_outputs import NbvalChanged, original_compare_outputs
+from booktools.checks import nbval_plugin
+from booktools.checks.nbval_plugin import NbvalChanged, original_compare_outputs
 
 
 def test_the_figure_comparison_is_installed_in_this_run() -> None:
-    assert getattr(IPyNbCell.compare_outputs, nbval_outputs.MARK, False)
+    assert getattr(IPyNbCell.compare_outputs, nbval_plugin.MARK, False)
 
 
 def test_nbvals_own_method_has_the_expected_signature() -> None:
@@ -42,17 +42,19 @@ def test_a_missing_method_stops_the_run_with_a_clear_message() -> None:
 )
 def test_a_changed_signature_stops_the_run_with_a_clear_message(changed: Any) -> None:
     cell = type("IPyNbCell", (), {"compare_outputs": changed})
-    with pytest.raises(NbvalChanged, match=r"IPyNbCell\.compare_outputs\(.*\) has changed\. .*nbval_outputs"):
+    with pytest.raises(
+        NbvalChanged, match=r"IPyNbCell\.compare_outputs\(.*\) has changed\. .*booktools/checks/nbval_plugin\.py"
+    ):
         original_compare_outputs(cell)
 
 
 def test_pytest_configure_refuses_a_changed_nbval(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(IPyNbCell, "compare_outputs", lambda self, test, ref: True)
     with pytest.raises(pytest.UsageError, match="has changed"):
-        nbval_outputs.pytest_configure(pytest.Config.__new__(pytest.Config))
+        nbval_plugin.pytest_configure(pytest.Config.__new__(pytest.Config))
     monkeypatch.delattr(IPyNbCell, "compare_outputs")
     with pytest.raises(pytest.UsageError, match="no method compare_outputs"):
-        nbval_outputs.pytest_configure(pytest.Config.__new__(pytest.Config))
+        nbval_plugin.pytest_configure(pytest.Config.__new__(pytest.Config))
 
 
 def test_the_replacement_calls_nbval_first_then_compares_figures() -> None:
@@ -62,11 +64,11 @@ def test_the_replacement_calls_nbval_first_then_compares_figures() -> None:
         calls.append(skip_compare)
         return False
 
-    compare = nbval_outputs.comparing_outputs(original)
+    compare = nbval_plugin.comparing_outputs(original)
     assert compare(object(), [], [], ("x",)) is False and calls == [("x",)]
 
     class Changed:  # nbval passed, but its cells lost an attribute the figure comparison reports through
         fspath, name = "notebook.ipynb", "Cell 1"
 
     with pytest.raises(NbvalChanged, match="comparison_traceback"):
-        nbval_outputs.comparing_outputs(lambda *args: True)(Changed(), [], [], None)
+        nbval_plugin.comparing_outputs(lambda *args: True)(Changed(), [], [], None)

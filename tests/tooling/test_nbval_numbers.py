@@ -1,4 +1,4 @@
-"""nbval compares printed numbers as numbers (booktools.nbval_numbers, through booktools.nbval_outputs):
+"""nbval compares printed numbers as numbers (booktools.checks.nbval_numbers, through booktools.checks.nbval_plugin):
 within one unit of their last printed digit, and everything around them character by character."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from decimal import Decimal
 import pytest
 from nbformat.v4 import new_output
 
-from booktools.nbval_numbers import TOLERANCE, compare, split, units_apart
-from booktools.nbval_outputs import reconcile_numbers
+from booktools.checks.nbval_numbers import TOLERANCE, compare, split, units_apart
+from booktools.checks.nbval_plugin import reconcile_numbers
 
 TORCH = "tensor([[[-0.3711,  0.5190,  0.3632,  0.4878]]], grad_fn=<BmmBackward0>)"
 

@@ -1,4 +1,4 @@
-"""nbval compares figures too (booktools.nbval_outputs), so a changed heatmap fails, and
+"""nbval compares figures too (booktools.checks.nbval_plugin), so a changed heatmap fails, and
 the d2l-book kernel draws them whatever Matplotlib backend the caller exports."""
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook  # noqa: E402
 
-from booktools import derive, execute  # noqa: E402
-from booktools.frameworks import FRAMEWORKS, by_name  # noqa: E402
-from booktools.kernel import NAME as KERNEL_NAME  # noqa: E402
-from booktools.nbval_outputs import compare_pngs  # noqa: E402
+from booktools.checks.nbval_plugin import compare_pngs  # noqa: E402
+from booktools.derive import notebooks as derive  # noqa: E402
+from booktools.derive import outputs  # noqa: E402
+from booktools.project import Project  # noqa: E402
+from booktools.servers.kernel import NAME as KERNEL_NAME  # noqa: E402
+from booktools.sources.frameworks import FRAMEWORKS, by_name  # noqa: E402
 
 
 def png(matrix: np.ndarray) -> str:
@@ -66,7 +68,7 @@ def nbval(
             "--nbval-kernel-name",
             kernel,
             "-p",
-            "booktools.nbval_outputs",
+            "booktools.checks.nbval_plugin",
             "-p",
             "no:cacheprovider",
             "-q",
@@ -84,28 +86,29 @@ def nbval(
 
 def derive_page(source: Path, book: Path, framework: str = "pytorch") -> tuple[Path, nbformat.NotebookNode]:
     """Write the notebook of ``framework`` derived from ``source`` where `make notebooks` puts it."""
-    notebook = derive.derive(source, by_name(framework), book)
-    path = derive.derived_path(source, by_name(framework), book)
+    notebook = derive.derive(source, by_name(framework), Project(book))
+    path = derive.derived_path(source, by_name(framework), Project(book))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(derive.render(notebook), encoding="utf-8")
     return path, notebook
 
 
-def scratch_repository(root: Path, target: Path, *pages: str) -> Path:
+def scratch_repository(project: Project, target: Path, *pages: str) -> Path:
     """A scratch repository with what derivation reads: ``_config.yml``, the library's version, pages."""
-    (target / "d2l_lib").mkdir(parents=True)
-    shutil.copy(root / "_config.yml", target / "_config.yml")
-    shutil.copy(root / "d2l_lib" / "__init__.py", target / "d2l_lib" / "__init__.py")
+    scratch = Project(target)
+    scratch.library_dir.mkdir(parents=True)
+    shutil.copy(project.config_file, scratch.config_file)
+    shutil.copy(project.library_dir / "__init__.py", scratch.library_dir / "__init__.py")
     for page in pages:
         (target / page).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(root / page, target / page)
+        shutil.copy(project.root / page, target / page)
     return target
 
 
-def test_nbval_fails_on_weights_and_heatmap_when_the_mask_value_changes(root: Path, tmp_path: Path):
+def test_nbval_fails_on_weights_and_heatmap_when_the_mask_value_changes(project: Project, root: Path, tmp_path: Path):
     """The issue's acceptance check: mask with 0 instead of the dtype's lowest value, in the
     source page, and replay the PyTorch notebook derived from it."""
-    book = scratch_repository(root, tmp_path, "chapters/en/attention-scoring-functions.ipynb")
+    book = scratch_repository(project, tmp_path, "chapters/en/attention-scoring-functions.ipynb")
     source = book / "chapters/en/attention-scoring-functions.ipynb"
     page = nbformat.read(source, as_version=4)
     cell = next(c for c in page.cells if c.get("id") == "masked-softmax")
@@ -143,17 +146,17 @@ def figure_page() -> nbformat.NotebookNode:
     return new_notebook(cells=cells)
 
 
-def test_the_book_kernel_shows_figures_whatever_the_callers_backend(root: Path, tmp_path: Path):
+def test_the_book_kernel_shows_figures_whatever_the_callers_backend(project: Project, root: Path, tmp_path: Path):
     """With MPLBACKEND=Agg exported (as CI often does), nbval in the d2l-book kernel still makes
     every stored figure; in a kernel that inherits the caller's environment the figure is gone."""
-    book = scratch_repository(root, tmp_path)
+    book = scratch_repository(project, tmp_path)
     source = book / "chapters/en/figure.ipynb"
     source.parent.mkdir(parents=True)
     nbformat.write(figure_page(), source)
     path, notebook = derive_page(source, book)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MPLBACKEND", "Agg")  # the kernel that stores the outputs ignores it too
-        execute.run(notebook, path.parent)
+        outputs.execute(notebook, path.parent)
     assert [output.output_type for output in notebook.cells[-1].outputs] == ["display_data"]
     assert "image/png" in notebook.cells[-1].outputs[0].data
     path.write_text(derive.render(notebook), encoding="utf-8")

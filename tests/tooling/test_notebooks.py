@@ -16,13 +16,16 @@ import nbformat
 import pytest
 import tomllib
 
-from booktools import derive
-from booktools.book import ROOT, editions, notebooks, relative
-from booktools.frameworks import FRAMEWORKS
-from booktools.kernel import NAME as KERNEL_NAME
+from booktools.__main__ import VERBS
+from booktools.derive import notebooks as derive
+from booktools.project import Project
+from booktools.servers import kernel
+from booktools.servers.kernel import NAME as KERNEL_NAME
+from booktools.sources.frameworks import FRAMEWORKS
 
-SOURCES = [path for language in editions() for path in notebooks(language)]
-DERIVED = [derive.derived_path(source, framework) for source in SOURCES for framework in FRAMEWORKS]
+PROJECT = Project.here()
+SOURCES = [path for language in PROJECT.editions() for path in PROJECT.notebooks(language)]
+DERIVED = [derive.derived_path(source, framework, PROJECT) for source in SOURCES for framework in FRAMEWORKS]
 SKIPPING_TAGS = {"nbval-skip", "skip-execution", "raises-exception", "nbval-raises-exception", "nbval-ignore-output"}
 SKIPPING_COMMENT = re.compile(r"#\s*NBVAL_(SKIP|IGNORE_OUTPUT|RAISES_EXCEPTION)", re.IGNORECASE)
 TIMING_CALL = re.compile(r"\b(perf_counter|timeit)\b")
@@ -32,7 +35,7 @@ IGNORE_REASON = re.compile(r"^\s*#\s*nbval-ignore-output:\s*\S", re.MULTILINE)
 def code_cells(path: Path) -> list[tuple[int, nbformat.NotebookNode]]:
     """The code cells of a notebook with their position (from 1); a missing derived notebook fails."""
     if not path.exists():
-        pytest.fail(f"{relative(path)} is missing: run `make notebooks`")
+        pytest.fail(f"{PROJECT.relative(path)} is missing: run `make notebooks`")
     notebook = nbformat.read(path, as_version=4)
     return [(number, cell) for number, cell in enumerate(notebook.cells, start=1) if cell.cell_type == "code"]
 
@@ -50,28 +53,30 @@ def ends_with_semicolon(source: str) -> bool:
 
 
 def test_every_page_has_a_notebook_per_framework():
-    assert len(SOURCES) == len(editions()) * len(notebooks()) and len(DERIVED) == len(SOURCES) * len(FRAMEWORKS)
+    assert len(SOURCES) == len(PROJECT.editions()) * len(PROJECT.notebooks()) and len(DERIVED) == len(SOURCES) * len(
+        FRAMEWORKS
+    )
     assert {path.parent.name for path in DERIVED} == {framework.name for framework in FRAMEWORKS}
 
 
-@pytest.mark.parametrize("path", DERIVED, ids=relative)
+@pytest.mark.parametrize("path", DERIVED, ids=PROJECT.relative)
 def test_every_code_cell_was_executed_top_to_bottom(path: Path):
     counts = [cell.execution_count for _, cell in code_cells(path)]
     assert counts == list(range(1, len(counts) + 1)), (
-        f"{relative(path)}: run `make notebooks` (execution counts {counts})"
+        f"{PROJECT.relative(path)}: run `make notebooks` (execution counts {counts})"
     )
 
 
-@pytest.mark.parametrize("path", DERIVED, ids=relative)
+@pytest.mark.parametrize("path", DERIVED, ids=PROJECT.relative)
 def test_no_stored_errors(path: Path):
     for number, cell in code_cells(path):
-        assert all(output.output_type != "error" for output in cell.outputs), f"{relative(path)}, cell {number}"
+        assert all(output.output_type != "error" for output in cell.outputs), f"{PROJECT.relative(path)}, cell {number}"
 
 
-@pytest.mark.parametrize("path", DERIVED, ids=relative)
+@pytest.mark.parametrize("path", DERIVED, ids=PROJECT.relative)
 def test_only_timing_cells_ignore_their_output_and_say_why(path: Path):
     for number, cell in code_cells(path):
-        where = f"{relative(path)}, cell {number} (id {cell.get('id')})"
+        where = f"{PROJECT.relative(path)}, cell {number} (id {cell.get('id')})"
         tags = set(cell.metadata.get("tags", []))
         assert not SKIPPING_COMMENT.search(cell.source), f"{where}: nbval comment markers are not allowed"
         assert not (tags & SKIPPING_TAGS) - {"nbval-ignore-output"}, f"{where}: skipping tags {tags}"
@@ -80,25 +85,26 @@ def test_only_timing_cells_ignore_their_output_and_say_why(path: Path):
             assert IGNORE_REASON.search(cell.source), f"{where}: needs a '# nbval-ignore-output: <why>' comment"
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=relative)
+@pytest.mark.parametrize("path", SOURCES, ids=PROJECT.relative)
 def test_source_pages_hold_no_nbval_markers_and_only_outputs_of_make_outputs(path: Path):
     """A source page runs every framework's code in one namespace, so it is never run as it is:
     its outputs come from `make outputs`, which leaves the execution counts empty."""
     for number, cell in code_cells(path):
-        where = f"{relative(path)}, cell {number} (id {cell.get('id')})"
+        where = f"{PROJECT.relative(path)}, cell {number} (id {cell.get('id')})"
         assert not SKIPPING_COMMENT.search(cell.source), f"{where}: nbval comment markers are not allowed"
         assert not set(cell.metadata.get("tags", [])) & (SKIPPING_TAGS - {"nbval-ignore-output"}), where
         assert cell.execution_count is None, f"{where}: executed by hand; run `make outputs`"
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=relative)
+@pytest.mark.parametrize("path", SOURCES, ids=PROJECT.relative)
 def test_no_code_cell_silences_its_value_with_a_semicolon(path: Path):
     """IPython hides the value of a cell ending in ``;`` only when it records the cell in its
     history: `make outputs` (nbclient) does, nbval does not (store_history=False), so nbval
     would print a value the notebook never stored, such as ``<matplotlib.image.AxesImage ...>``."""
     for number, cell in code_cells(path):
         assert not ends_with_semicolon(cell.source), (
-            f"{relative(path)}, cell {number} (id {cell.get('id')}): ends with ';'; assign the value or call plt.show()"
+            f"{PROJECT.relative(path)}, cell {number} (id {cell.get('id')}): ends with ';'; "
+            "assign the value or call plt.show()"
         )
 
 
@@ -109,13 +115,17 @@ def test_the_semicolon_check_sees_through_comments():
 
 
 def test_nbval_runs_strict_on_the_derived_notebooks_in_the_book_kernel():
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
-    makefile = (ROOT / "Makefile").read_text()
+    config = tomllib.loads((PROJECT.root / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    makefile = (PROJECT.root / "Makefile").read_text()
     for text in (config["addopts"], makefile):
         assert "--nbval-lax" not in text and "--nbval-sanitize-with" not in text
-    assert "booktools.nbval_outputs" in config["addopts"]
+    assert "booktools.checks.nbval_plugin" in config["addopts"]
     assert "notebooks" in config["testpaths"] and "chapters" not in config["testpaths"]
     assert re.search(r"^KERNEL := (\S+)$", makefile, re.MULTILINE).group(1) == KERNEL_NAME
     pytest_recipe = makefile.split("\npytest:", 1)[1].split("\n\n", 1)[0]
     assert "--nbval " in pytest_recipe and "--nbval-kernel-name $(KERNEL)" in pytest_recipe
-    assert "booktools.kernel" in makefile.split("$(STAMP):", 1)[1].split("\n\n", 1)[0]
+    # `make setup` installs the kernel (the verb `kernel`), again whenever its spec changes
+    setup_recipe = makefile.split("$(STAMP):", 1)[1].split("\n\n", 1)[0]
+    assert re.search(r"^\t\$\(PY\) -m booktools kernel$", setup_recipe, re.MULTILINE), setup_recipe
+    assert PROJECT.relative(Path(kernel.__file__)) in setup_recipe.splitlines()[0].split(), setup_recipe
+    assert "kernel" in {verb.name for verb in VERBS}

@@ -5,7 +5,7 @@ The stored outputs are written by ``make outputs`` with each framework's default
 for the CPU at hand; a contributor's laptop, a CI runner or Colab may have older or newer
 instructions, and the last digit of a printed float changes with them. This replay runs
 the notebooks as such a CPU would, through nbval with the book's plugin
-(``booktools.nbval_outputs``: numbers within one unit of their last digit, the rest
+(``booktools.checks.nbval_plugin``: numbers within one unit of their last digit, the rest
 exact), and must pass. The variables:
 
 - ``ATEN_CPU_CAPABILITY=default``: PyTorch's own kernels without AVX2/AVX-512;
@@ -26,10 +26,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from booktools.book import ROOT
-from booktools.derive import OUTPUT_DIR as NOTEBOOKS_DIR
-from booktools.kernel import NAME as KERNEL
+from booktools.project import Project
+from booktools.servers.kernel import NAME as KERNEL
 
+PROJECT = Project.here()
 EDITION = "en"
 OTHER_KERNELS = {
     "ATEN_CPU_CAPABILITY": "default",
@@ -41,7 +41,7 @@ OTHER_KERNELS = {
 
 
 def test_every_notebook_of_an_edition_replays_on_other_cpu_kernels(tmp_path: Path):
-    notebooks = ROOT / NOTEBOOKS_DIR / EDITION
+    notebooks = PROJECT.notebooks_dir / EDITION
     paths = sorted(notebooks.glob("*/*.ipynb"))
     assert {path.parent.name for path in paths} == {"pytorch", "jax", "tensorflow"}, paths
     result = subprocess.run(
@@ -57,7 +57,7 @@ def test_every_notebook_of_an_edition_replays_on_other_cpu_kernels(tmp_path: Pat
             "-q",
             *map(str, paths),
         ],
-        cwd=ROOT,
+        cwd=PROJECT.root,
         env={**os.environ, **OTHER_KERNELS},
         capture_output=True,
         text=True,

@@ -28,33 +28,33 @@ from typing import Any
 import nbformat
 import pytest
 
-from booktools.book import ROOT, editions, notebooks
-from booktools.quizzes import (
-    DATA_DIR,
-    KEY_FILE,
+from booktools.checks.translations.cells import Cell
+from booktools.checks.translations.compare import check_english_left, check_glossary, check_style_rules
+from booktools.checks.translations.glossary import read_glossary, read_rules
+from booktools.checks.translations.quiz_data import compare_quiz
+from booktools.project import Project
+from booktools.sources.quizzes import (
     QUIZ_TAG,
     check_cell,
     check_quizzes,
+    data_file,
     parse_quiz_cell,
     quiz_cells,
     read_keys,
     read_quiz_data,
 )
-from booktools.schema import ConfigError
-from booktools.translations.cells import Cell
-from booktools.translations.compare import check_english_left, check_glossary, check_style_rules
-from booktools.translations.glossary import read_glossary, read_rules
-from booktools.translations.quiz import compare_quiz
+from booktools.sources.schema import ConfigError
 from d2l_lib.quiz import show_quiz
 
-KEYS = read_keys()
-LANGUAGES = editions()
+PROJECT = Project.here()
+KEYS = read_keys(PROJECT)
+LANGUAGES = PROJECT.editions()
 # A readable key or explanation: a field of the data, or an attribute of the old HTML.
 READABLE_KEY = re.compile(r"""['"](answer|why|tolerance)['"]\s*:|data-(answer|why|tolerance)\b""")
 
 
 def quiz_source(language: str, page: str) -> str:
-    return quiz_cells(nbformat.read(ROOT / "chapters" / language / f"{page}.ipynb", as_version=4))[0].source
+    return quiz_cells(nbformat.read(PROJECT.edition_dir(language) / f"{page}.ipynb", as_version=4))[0].source
 
 
 def cell(language: str, page: str) -> Cell:
@@ -62,28 +62,29 @@ def cell(language: str, page: str) -> Cell:
 
 
 @pytest.fixture
-def book(tmp_path: Path) -> Path:
+def book(tmp_path: Path) -> Project:
     """A copy of what the quizzes are checked against: configuration, pages, keys and data."""
-    shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
-    shutil.copytree(ROOT / "chapters", tmp_path / "chapters", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    shutil.copytree(ROOT / DATA_DIR, tmp_path / DATA_DIR)
-    return tmp_path
+    scratch = Project(tmp_path)
+    shutil.copy(PROJECT.config_file, scratch.config_file)
+    shutil.copytree(PROJECT.chapters, scratch.chapters, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    shutil.copytree(PROJECT.library_data_dir, scratch.library_data_dir)
+    return scratch
 
 
-def edit_data(root: Path, language: str, change: Any) -> None:
-    """Apply ``change`` to the pages of ``language``'s quiz data under ``root``."""
-    path = root / DATA_DIR / f"{language}.json"
+def edit_data(book: Project, language: str, change: Any) -> None:
+    """Apply ``change`` to the pages of ``language``'s quiz data in ``book``."""
+    path = data_file(language, book)
     content = json.loads(path.read_text(encoding="utf-8"))
     change(content["pages"])
     path.write_text(json.dumps(content, ensure_ascii=False, indent=2), encoding="utf-8")
 
 
 def test_every_edition_matches_the_key():
-    assert check_quizzes() == []
+    assert check_quizzes(PROJECT) == []
 
 
 def test_every_content_page_has_a_quiz_of_five_to_eight_questions():
-    pages = {path.stem for path in notebooks()}
+    pages = {path.stem for path in PROJECT.notebooks()}
     assert set(KEYS) == pages
     for key in KEYS.values():
         assert 5 <= len(key.questions) <= 8
@@ -94,7 +95,7 @@ def test_every_content_page_has_a_quiz_of_five_to_eight_questions():
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("page", sorted(KEYS))
 def test_quiz_comes_before_the_exercises(language, page):
-    ids = [c.get("id") for c in nbformat.read(ROOT / "chapters" / language / f"{page}.ipynb", as_version=4).cells]
+    ids = [c.get("id") for c in nbformat.read(PROJECT.edition_dir(language) / f"{page}.ipynb", as_version=4).cells]
     at = ids.index("quiz")
     assert ids[at - 1] == "quiz-md"
     after = [cell_id for cell_id in ids[at + 1 :] if cell_id != "references-md"]  # the bibliography closes a page
@@ -152,8 +153,8 @@ def test_a_missing_explanation_question_or_file_fails(book):
     edit_data(book, "id", lambda pages: pages["preliminaries"].pop(1))
     assert any("differ from the key's" in problem for problem in check_quizzes(book))
     assert compare_quiz(cell("en", "preliminaries"), cell("id", "preliminaries"), book) != []
-    (book / DATA_DIR / "ko.json").unlink()
-    assert f"{DATA_DIR.as_posix()}/ko.json: missing (the quiz data of the 'ko' edition)" in check_quizzes(book)
+    data_file("ko", book).unlink()
+    assert "d2l_lib/quizzes/ko.json: missing (the quiz data of the 'ko' edition)" in check_quizzes(book)
 
 
 def test_a_page_without_a_key_fails(book):
@@ -168,7 +169,7 @@ def test_the_wrong_language_or_page_fails():
 
 
 def test_data_of_another_language_is_refused(book):
-    path = book / DATA_DIR / "ko.json"
+    path = data_file("ko", book)
     path.write_text(path.read_text(encoding="utf-8").replace('"language": "ko"', '"language": "id"'), "utf-8")
     with pytest.raises(ValueError, match="language 'id'"):
         read_quiz_data("ko", book)
@@ -182,7 +183,7 @@ def test_english_left_in_a_translated_quiz_is_reported(book):
     edit_data(book, "ko", lambda pages: pages[page][0]["choices"][1].update(why=english))
     problems = check_english_left(cell("en", page), cell("ko", page), set(), book)
     assert problems and all("left in English" in problem for problem in problems)
-    assert any(f"{DATA_DIR.as_posix()}/ko.json: {page}: check-shape, choice b, why" in p for p in problems)
+    assert any(f"d2l_lib/quizzes/ko.json: {page}: check-shape, choice b, why" in p for p in problems)
 
 
 def test_banned_glossary_variants_and_style_in_the_quiz_data_are_reported(book):
@@ -196,15 +197,16 @@ def test_banned_glossary_variants_and_style_in_the_quiz_data_are_reported(book):
 
 
 def test_key_schema(tmp_path: Path):
-    (tmp_path / "chapters").mkdir()
-    shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
-    good = (ROOT / KEY_FILE).read_text(encoding="utf-8")
-    (tmp_path / KEY_FILE).write_text(good.replace("kind: choice", "kind: choise", 1), encoding="utf-8")
+    scratch = Project(tmp_path)
+    scratch.chapters.mkdir()
+    shutil.copy(PROJECT.config_file, scratch.config_file)
+    good = PROJECT.quiz_keys_file.read_text(encoding="utf-8")
+    scratch.quiz_keys_file.write_text(good.replace("kind: choice", "kind: choise", 1), encoding="utf-8")
     with pytest.raises(ConfigError, match="kind"):
-        read_keys(tmp_path)
-    (tmp_path / KEY_FILE).write_text(good.replace("    code:\n", "    cod:\n", 1), encoding="utf-8")
+        read_keys(scratch)
+    scratch.quiz_keys_file.write_text(good.replace("    code:\n", "    cod:\n", 1), encoding="utf-8")
     with pytest.raises(ConfigError, match="cod"):
-        read_keys(tmp_path)
+        read_keys(scratch)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -232,7 +234,7 @@ def explanations() -> list[str]:
     pieces leave out the titles it quotes (“Checking Shapes”), which the page's headings show."""
     found = set()
     for language in LANGUAGES:
-        for questions in read_quiz_data(language).values():
+        for questions in read_quiz_data(language, PROJECT).values():
             for question in questions:
                 texts = [question.get("why", "")] + [choice["why"] for choice in question.get("choices", [])]
                 for text in filter(None, texts):
@@ -243,7 +245,7 @@ def explanations() -> list[str]:
 
 
 EXPLANATIONS = explanations()
-NOTEBOOKS = sorted((ROOT / "chapters").glob("*/*.ipynb")) + sorted((ROOT / "notebooks").glob("*/*/*.ipynb"))
+NOTEBOOKS = sorted(PROJECT.chapters.glob("*/*.ipynb")) + sorted(PROJECT.notebooks_dir.glob("*/*/*.ipynb"))
 
 
 def output_texts(output: dict[str, Any]) -> list[str]:
@@ -264,20 +266,20 @@ def leaks(text: str) -> list[str]:
 def test_the_secrets_are_searched_for():
     """The search finds what it looks for: a key written as data, an explanation, or a piece of one."""
     assert len(EXPLANATIONS) > 100
-    why = read_quiz_data("ko")["preliminaries"][0]["choices"][0]["why"]
+    why = read_quiz_data("ko", PROJECT)["preliminaries"][0]["choices"][0]["why"]
     assert leaks(f"x = {{'answer': 'b', 'why': {why[:30]!r}\n    {why[30:]!r}}}") != []
     assert leaks(html.escape(f'<input data-why="{why}">')) != []
     assert leaks("show_quiz('preliminaries', lang='ko')") == []
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=PROJECT.relative)
 def test_no_notebook_source_gives_the_quiz_away(path: Path):
     notebook = nbformat.read(path, as_version=4)
     found = {cell.get("id"): leaks(cell.source) for cell in notebook.cells}
     assert {cell: what for cell, what in found.items() if what} == {}
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=PROJECT.relative)
 def test_no_stored_output_gives_the_quiz_away(path: Path):
     """The stored outputs (``make outputs``): the quiz is there, its secrets only encoded."""
     notebook = nbformat.read(path, as_version=4)
@@ -305,8 +307,8 @@ def test_the_wheel_ships_the_quiz_data(tmp_path: Path):
     source = tmp_path / "source"
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    shutil.copytree(ROOT / "d2l_lib", source / "d2l_lib", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy(PROJECT.root / name, source / name)
+    shutil.copytree(PROJECT.library_dir, source / "d2l_lib", ignore=shutil.ignore_patterns("__pycache__"))
     pip = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation"]
     subprocess.run([*pip, "-w", str(tmp_path / "dist"), str(source)], check=True, capture_output=True, timeout=300)
     (wheel,) = (tmp_path / "dist").glob("d2l_lib-*.whl")

@@ -1,4 +1,4 @@
-"""``booktools.version_matrix`` without making environments: the pins it takes from
+"""``booktools.checks.version_matrix`` without making environments: the pins it takes from
 ``pyproject.toml``, its stamps, the tests it picks and how it reads pytest's summary."""
 
 from __future__ import annotations
@@ -8,8 +8,10 @@ import sys
 import pytest
 import tomllib
 
-from booktools import version_matrix as vm
-from booktools.book import ROOT
+from booktools.checks import version_matrix as vm
+from booktools.project import Project
+
+PROJECT = Project.here()
 
 PYPROJECT = {
     "project": {
@@ -23,7 +25,7 @@ PYPROJECT = {
             "upper": ["torch<3"],
         },
     },
-    "tool": {"pytest": {"ini_options": {"addopts": "-p booktools.nbval_figures --strict-markers -x"}}},
+    "tool": {"pytest": {"ini_options": {"addopts": "-p booktools.checks.nbval_plugin --strict-markers -x"}}},
 }
 
 
@@ -47,7 +49,7 @@ def test_a_requirement_without_a_lower_bound_is_an_error(extra):
 
 
 def test_the_real_pyproject_gives_a_pin_per_requirement_of_each_framework():
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    pyproject = tomllib.loads((PROJECT.root / "pyproject.toml").read_text(encoding="utf-8"))
     for framework in vm.FRAMEWORKS:
         pins = vm.lower_bound_pins(pyproject, framework)
         assert len(pins) == len(pyproject["project"]["optional-dependencies"][framework])
@@ -61,21 +63,22 @@ def test_test_tools_come_from_requirements_txt():
     ]
     with pytest.raises(ValueError, match="pins no hypothesis"):
         vm.test_tools("pytest==9.0\n")
-    assert len(vm.test_tools((ROOT / "requirements.txt").read_text(encoding="utf-8"))) == 2
+    assert len(vm.test_tools((PROJECT.root / "requirements.txt").read_text(encoding="utf-8"))) == 2
 
 
 def test_pytest_options_drop_the_booktools_plugins_only():
     assert vm.pytest_addopts(PYPROJECT) == "--strict-markers -x"
     assert vm.pytest_addopts({"tool": {"pytest": {"ini_options": {"addopts": "-pbooktools.x -p other"}}}}) == "-p other"
-    real = vm.pytest_addopts(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8")))
+    real = vm.pytest_addopts(tomllib.loads((PROJECT.root / "pyproject.toml").read_text(encoding="utf-8")))
     assert "booktools" not in real and "--import-mode=importlib" in real
 
 
 def test_environments_pin_the_lowest_series_and_let_pip_resolve_the_newest():
-    envs = vm.environments(sys.executable)
+    envs = vm.environments(sys.executable, PROJECT)
     assert [env.name for env in envs] == [f"{f}-{s}" for f in vm.FRAMEWORKS for s in vm.SERIES]
     for env in envs:
-        assert env.path == ROOT / "_build" / "versions" / env.name
+        assert env.path == PROJECT.root / "_build" / "versions" / env.name
+        assert env.project == PROJECT
         pins = [r for r in env.requirements if r.startswith(env.framework)]
         assert (env.series == "lowest") == bool(pins) == (not env.upgrade)
         assert any(r.startswith("pytest==") for r in env.requirements)
@@ -132,15 +135,22 @@ def test_read_stamp_takes_only_a_stamp(tmp_path):
 
 
 # ------------------------------------------------------------------ tests and their summary
-def test_each_framework_runs_only_its_own_test_modules():
-    torch_tests = vm.test_paths("torch")
-    assert torch_tests and all(path.parent == ROOT / "tests" / "library" for path in torch_tests)
-    assert not {path.name for path in torch_tests} & set(vm.TORCH_EXCLUDED)
-    for name in vm.TORCH_EXCLUDED:
-        assert (ROOT / "tests" / "library" / name).exists(), f"{name} is excluded but gone"
-    for framework in ("jax", "tensorflow"):
-        paths = vm.test_paths(framework)
-        assert paths and all(path.parent == ROOT / "tests" / "library" / framework for path in paths)
+def test_each_framework_runs_the_shared_modules_and_its_own_folder():
+    library = PROJECT.root / "tests" / "library"
+    shared = {path.name for path in library.glob("test_*.py")} - set(vm.EXCLUDED)
+    for name in vm.EXCLUDED:
+        assert (library / name).exists(), f"{name} is excluded but gone"
+    for framework in vm.FRAMEWORKS:
+        paths = vm.test_paths(framework, PROJECT)
+        assert {path.name for path in paths if path.parent == library} == shared, framework
+        assert any(path.parent == library / framework for path in paths), framework
+        assert all(path.parent in (library, library / framework) for path in paths), framework
+
+
+def test_each_environment_selects_its_framework_in_the_shared_suite():
+    for env in vm.environments(sys.executable, PROJECT):
+        command = vm.pytest_command(env, "")
+        assert command[command.index("--framework") + 1] == env.framework
 
 
 @pytest.mark.parametrize(

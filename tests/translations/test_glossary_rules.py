@@ -16,15 +16,18 @@ import nbformat
 import pytest
 import yaml
 
-from booktools.quizzes import QUIZ_TAG, quiz_prose
-from booktools.translations.cells import Cell
-from booktools.translations.compare import check_english_left, check_style_rules, compare_markdown
-from booktools.translations.glossary import GLOSSARY, GlossaryError, StyleRule, load_glossary
-from booktools.translations.prose import WORD
+from booktools.checks.translations.cells import Cell
+from booktools.checks.translations.compare import check_english_left, check_style_rules, compare_markdown
+from booktools.checks.translations.glossary import GlossaryError, StyleRule, load_glossary
+from booktools.checks.translations.prose import WORD
+from booktools.project import Project
+from booktools.sources.quizzes import QUIZ_TAG, data_file, quiz_prose
+
+PROJECT = Project.here()
 
 
 def _rules() -> dict[str, dict[str, StyleRule]]:
-    return load_glossary().rules
+    return load_glossary(PROJECT).rules
 
 
 def _examples(field: str) -> list[tuple[str, str, str]]:
@@ -44,7 +47,7 @@ def _cell(rule: StyleRule, sentence: str) -> Cell:
 @pytest.mark.parametrize(("language", "name", "sentence"), _examples("must_fail"))
 def test_a_sentence_that_breaks_a_rule_is_reported(language: str, name: str, sentence: str) -> None:
     rule = _rules()[language][name]
-    problems = check_style_rules(_cell(rule, sentence), {name: rule})
+    problems = check_style_rules(_cell(rule, sentence), {name: rule}, PROJECT)
     assert problems, f"{language} rule {name!r} lets through: {sentence}"
     assert all(problem.startswith(f"style rule {name!r}: ") for problem in problems)
 
@@ -52,7 +55,7 @@ def test_a_sentence_that_breaks_a_rule_is_reported(language: str, name: str, sen
 @pytest.mark.parametrize(("language", "name", "sentence"), _examples("must_pass"))
 def test_a_sentence_that_keeps_a_rule_passes(language: str, name: str, sentence: str) -> None:
     rule = _rules()[language][name]
-    assert check_style_rules(_cell(rule, sentence), {name: rule}) == []
+    assert check_style_rules(_cell(rule, sentence), {name: rule}, PROJECT) == []
 
 
 def test_every_edition_has_rules_and_every_rule_a_failing_example() -> None:
@@ -65,21 +68,23 @@ def test_every_edition_has_rules_and_every_rule_a_failing_example() -> None:
 
 def test_a_rule_for_markdown_leaves_code_comments_alone() -> None:
     rule = _rules()["id"]["dashes"]
-    assert check_style_rules(Cell(1, "c", "code", "# jumlah pasangan key-value"), {"dashes": rule}) == []
+    assert check_style_rules(Cell(1, "c", "code", "# jumlah pasangan key-value"), {"dashes": rule}, PROJECT) == []
 
 
-def test_a_rule_reads_the_quiz_text_of_a_code_cell(root: Path, tmp_path: Path) -> None:
+def test_a_rule_reads_the_quiz_text_of_a_code_cell(tmp_path: Path) -> None:
     """A quiz cell's texts are its edition's quiz data (d2l_lib/quizzes/<lang>.json), read through the cell."""
     rule = _rules()["ko"]["needless-plural"]
-    notebook = nbformat.read(root / "chapters" / "ko" / "attention-scoring-functions.ipynb", as_version=4)
+    notebook = nbformat.read(PROJECT.edition_dir("ko") / "attention-scoring-functions.ipynb", as_version=4)
     source = next(cell.source for cell in notebook.cells if QUIZ_TAG in cell.metadata.get("tags", ()))
     quiz = Cell(1, "quiz", "code", source, tags=(QUIZ_TAG,))
-    assert check_style_rules(quiz, {"needless-plural": rule}) == []
-    where, text = quiz_prose(source)[0]
-    data = tmp_path / "d2l_lib" / "quizzes" / "ko.json"
-    shutil.copytree(root / "d2l_lib" / "quizzes", data.parent)
+    assert check_style_rules(quiz, {"needless-plural": rule}, PROJECT) == []
+    where, text = quiz_prose(source, PROJECT)[0]
+    scratch = Project(tmp_path)
+    data = data_file("ko", scratch)
+    assert data.relative_to(tmp_path).as_posix() == "d2l_lib/quizzes/ko.json"
+    shutil.copytree(PROJECT.library_data_dir, scratch.library_data_dir)
     data.write_text(data.read_text(encoding="utf-8").replace(text, "값들의 " + text, 1), encoding="utf-8")
-    problems = check_style_rules(quiz, {"needless-plural": rule}, tmp_path)
+    problems = check_style_rules(quiz, {"needless-plural": rule}, scratch)
     assert problems and where in problems[0]
 
 
@@ -87,18 +92,20 @@ def test_a_rule_reads_the_quiz_text_of_a_code_cell(root: Path, tmp_path: Path) -
 
 
 @pytest.fixture
-def book(tmp_path: Path, root: Path) -> Path:
-    (tmp_path / "chapters").mkdir()
-    shutil.copy(root / GLOSSARY, tmp_path / GLOSSARY)
-    shutil.copy(root / "_config.yml", tmp_path / "_config.yml")
-    return tmp_path
+def book(tmp_path: Path) -> Project:
+    """A scratch project with the real glossary and configuration."""
+    book = Project(tmp_path)
+    book.chapters.mkdir()
+    shutil.copy(PROJECT.glossary_file, book.glossary_file)
+    shutil.copy(PROJECT.config_file, book.config_file)
+    return book
 
 
-def _edit_rule(book: Path, **changes: object) -> None:
-    data = yaml.safe_load((book / GLOSSARY).read_text(encoding="utf-8"))
+def _edit_rule(book: Project, **changes: object) -> None:
+    data = yaml.safe_load(book.glossary_file.read_text(encoding="utf-8"))
     data["rules"]["ko"]["dashes"].update(changes)
     data["rules"]["ko"]["dashes"] = {k: v for k, v in data["rules"]["ko"]["dashes"].items() if v is not None}
-    (book / GLOSSARY).write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    book.glossary_file.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
 
 
 @pytest.mark.parametrize(
@@ -113,16 +120,16 @@ def _edit_rule(book: Path, **changes: object) -> None:
         ({"statement": None}, "rules.ko.dashes: missing key 'statement'"),
     ],
 )
-def test_a_malformed_rule_fails_with_the_file(book: Path, changes: dict[str, object], message: str) -> None:
+def test_a_malformed_rule_fails_with_the_file(book: Project, changes: dict[str, object], message: str) -> None:
     _edit_rule(book, **changes)
     with pytest.raises(GlossaryError, match=re.escape(f"chapters/glossary.yml: {message}")):
         load_glossary(book)
 
 
-def test_rules_for_a_language_that_is_not_an_edition(book: Path) -> None:
-    data = yaml.safe_load((book / GLOSSARY).read_text(encoding="utf-8"))
+def test_rules_for_a_language_that_is_not_an_edition(book: Project) -> None:
+    data = yaml.safe_load(book.glossary_file.read_text(encoding="utf-8"))
     data["rules"]["fr"] = data["rules"]["ko"]
-    (book / GLOSSARY).write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    book.glossary_file.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     with pytest.raises(GlossaryError, match=r"rules\.fr: unknown language 'fr'"):
         load_glossary(book)
 
@@ -138,7 +145,7 @@ def test_slide_marks_around_a_labelled_equation_are_not_prose(marked: str) -> No
     english = Cell(1, "sum-md", "markdown", f"The sum is\n\n{marked}\n\nwhich is all.")
     translation = Cell(1, "sum-md", "markdown", f"Jumlahnya adalah\n\n{marked}\n\nitu saja.")
     kept = {word.lower() for word in WORD.findall("jumlah")}
-    assert check_english_left(english, translation, kept) == []
+    assert check_english_left(english, translation, kept, PROJECT) == []
     assert compare_markdown(english, translation) == []
     moved = Cell(1, "sum-md", "markdown", "Jumlahnya adalah\n\n(**$$a = b + c$$**) (eq_other)\n\nitu saja.")
     assert any("labels" in p or "math blocks" in p for p in compare_markdown(english, moved))

@@ -1,10 +1,13 @@
-"""Markdown is read as MyST reads it (booktools.translations.myst): the cases regular expressions got wrong."""
+"""Markdown is read as MyST reads it (booktools.checks.translations.myst): the cases regular expressions got wrong."""
 
 from __future__ import annotations
 
-from booktools.translations.cells import Cell
-from booktools.translations.compare import check_english_left, compare_markdown
-from booktools.translations.myst import parse_markdown
+from booktools.checks.translations.cells import Cell
+from booktools.checks.translations.compare import check_english_left, compare_markdown
+from booktools.checks.translations.myst import parse_markdown
+from booktools.project import Project
+
+PROJECT = Project.here()
 
 
 def markdown(source: str) -> Cell:
@@ -48,7 +51,7 @@ def test_a_code_block_inside_a_directive_stays_code() -> None:
     assert found.directives == ["admonition :class: dropdown", "code block python"]
     assert found.blocks == [(1, "Solution")]  # the code's comment is not prose
     assert compare_markdown(markdown(english), markdown(translated)) == []
-    assert check_english_left(markdown(english), markdown(translated), set()) == []
+    assert check_english_left(markdown(english), markdown(translated), set(), PROJECT) == []
     without_code = "::::{admonition} Solusi\n:class: dropdown\n\nTeks.\n::::"
     assert compare_markdown(markdown(english), markdown(without_code)) == [
         "directives differ from English: English has 'code block python'"

@@ -11,30 +11,35 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from booktools.book import editions
-from booktools.translations.cells import Cell
-from booktools.translations.check import check, main
-from booktools.translations.compare import check_english_left, compare_markdown, compare_outputs
-from booktools.translations.prose import looks_english
-from booktools.translations.pycode import code_prose
+from booktools.__main__ import main
+from booktools.checks.translations.cells import Cell
+from booktools.checks.translations.check import check
+from booktools.checks.translations.compare import check_english_left, compare_markdown, compare_outputs
+from booktools.checks.translations.prose import looks_english
+from booktools.checks.translations.pycode import code_prose
+from booktools.project import Project
 
 CHAPTER = "attention-scoring-functions.ipynb"
 PRACTICE = "attention-scoring-in-practice.ipynb"
+PROJECT = Project.here()
 
 
 @pytest.fixture
-def book(tmp_path: Path, root: Path) -> Path:
-    """A scratch copy of the chapters, the quizzes' data, the table of contents and the configuration (the editions)."""
-    shutil.copytree(root / "chapters", tmp_path / "chapters")
-    shutil.copytree(root / "d2l_lib" / "quizzes", tmp_path / "d2l_lib" / "quizzes")
-    shutil.copy(root / "_toc.yml", tmp_path / "_toc.yml")
-    shutil.copy(root / "_config.yml", tmp_path / "_config.yml")
-    return tmp_path
+def book(tmp_path: Path) -> Project:
+    """A scratch copy of the chapters, the library's quizzes and messages, the table of contents and the
+    configuration (the editions)."""
+    book = Project(tmp_path)
+    shutil.copytree(PROJECT.chapters, book.chapters)
+    shutil.copytree(PROJECT.library_data_dir, book.library_data_dir)
+    shutil.copytree(PROJECT.library_messages_file("en").parent, book.library_messages_file("en").parent)
+    shutil.copy(PROJECT.toc_file, book.toc_file)
+    shutil.copy(PROJECT.config_file, book.config_file)
+    return book
 
 
-def edit_cell(book: Path, language: str, cell_id: str, change: Callable, notebook: str = CHAPTER) -> str:
+def edit_cell(book: Project, language: str, cell_id: str, change: Callable, notebook: str = CHAPTER) -> str:
     """Apply ``change`` to one cell of a scratch notebook; return where the checker should point."""
-    path = book / "chapters" / language / notebook
+    path = book.edition_dir(language) / notebook
     nb = nbformat.read(path, as_version=4)
     number, cell = next((n, c) for n, c in enumerate(nb.cells, start=1) if c.id == cell_id)
     change(cell)
@@ -42,8 +47,8 @@ def edit_cell(book: Path, language: str, cell_id: str, change: Callable, noteboo
     return f"chapters/{language}/{notebook}, cell {number} (id {cell_id})"
 
 
-def english_cell(root: Path, cell_id: str, notebook: str = CHAPTER) -> nbformat.NotebookNode:
-    nb = nbformat.read(root / "chapters" / "en" / notebook, as_version=4)
+def english_cell(project: Project, cell_id: str, notebook: str = CHAPTER) -> nbformat.NotebookNode:
+    nb = nbformat.read(project.edition_dir("en") / notebook, as_version=4)
     return next(cell for cell in nb.cells if cell.id == cell_id)
 
 
@@ -55,7 +60,7 @@ def replace(old: str, new: str) -> Callable:
     return change
 
 
-def assert_reported(book: Path, where: str, *words: str) -> None:
+def assert_reported(book: Project, where: str, *words: str) -> None:
     """The checker fails with a problem located at ``where`` that contains all ``words``."""
     problems = check(book, [where.split("/")[1]])
     assert any(p.startswith(f"{where}:") and all(w in p for w in words) for p in problems), (
@@ -63,20 +68,20 @@ def assert_reported(book: Path, where: str, *words: str) -> None:
     )
 
 
-def test_the_real_editions_match_english(root: Path) -> None:
+def test_the_real_editions_match_english() -> None:
     # The guard against false alarms: the committed translations pass every check.
-    assert {"id", "ko"} <= set(editions(root))
-    assert check(root) == []
+    assert {"id", "ko"} <= set(PROJECT.editions())
+    assert check(PROJECT) == []
 
 
-def english_number(root: Path, cell_id: str, notebook: str = CHAPTER) -> int:
+def english_number(project: Project, cell_id: str, notebook: str = CHAPTER) -> int:
     """The number of a cell in the English page (the checker numbers missing cells as in English)."""
-    cells = nbformat.read(root / "chapters" / "en" / notebook, as_version=4).cells
+    cells = nbformat.read(project.edition_dir("en") / notebook, as_version=4).cells
     return next(n for n, c in enumerate(cells, start=1) if c.id == cell_id)
 
 
-def test_deleting_a_cell_from_ko(book: Path) -> None:
-    path = book / "chapters" / "ko" / CHAPTER
+def test_deleting_a_cell_from_ko(book: Project) -> None:
+    path = book.edition_dir("ko") / CHAPTER
     nb = nbformat.read(path, as_version=4)
     nb.cells = [cell for cell in nb.cells if cell.id != "masked-softmax-demo-md"]
     nbformat.write(nb, path)
@@ -85,8 +90,8 @@ def test_deleting_a_cell_from_ko(book: Path) -> None:
     assert_reported(book, f"chapters/ko/{CHAPTER}", "cells, English has")
 
 
-def test_moving_a_cell_in_ko(book: Path) -> None:
-    path = book / "chapters" / "ko" / CHAPTER
+def test_moving_a_cell_in_ko(book: Project) -> None:
+    path = book.edition_dir("ko") / CHAPTER
     nb = nbformat.read(path, as_version=4)
     moved = nb.cells.pop(1)
     nb.cells.append(moved)
@@ -94,24 +99,24 @@ def test_moving_a_cell_in_ko(book: Path) -> None:
     assert_reported(book, f"chapters/ko/{CHAPTER}, cell {len(nb.cells)} (id {moved.id})", "out of order")
 
 
-def test_changing_a_number_in_a_code_cell_of_id(book: Path) -> None:
+def test_changing_a_number_in_a_code_cell_of_id(book: Project) -> None:
     where = edit_cell(book, "id", "masked-softmax-demo-1d", replace("[2, 3]", "[2, 4]"))
     assert_reported(book, where, "code differs from English", "[2, 4]")
 
 
-def test_moving_a_save_mark_in_id(book: Path) -> None:
+def test_moving_a_save_mark_in_id(book: Project) -> None:
     where = edit_cell(
         book, "id", "aliases", replace("ones = torch.ones  #@save", "ones = torch.ones"), notebook="preliminaries.ipynb"
     )
     assert_reported(book, where, "#@save marks differ", "ones = torch.ones")
 
 
-def test_changing_tags_in_ko(book: Path) -> None:
+def test_changing_tags_in_ko(book: Project) -> None:
     where = edit_cell(book, "ko", "valid-lens-helper", lambda cell: cell.metadata.pop("tags"), PRACTICE)
     assert_reported(book, where, "tags differ", "hide-input")
 
 
-def test_rewording_comments_and_docstrings_is_allowed(book: Path) -> None:
+def test_rewording_comments_and_docstrings_is_allowed(book: Project) -> None:
     before = check(book)
 
     def reword(cell: nbformat.NotebookNode) -> None:
@@ -124,9 +129,9 @@ def test_rewording_comments_and_docstrings_is_allowed(book: Path) -> None:
 
 
 @pytest.mark.parametrize("language", ["ko", "id"])
-def test_leaving_an_english_paragraph(book: Path, root: Path, language: str) -> None:
+def test_leaving_an_english_paragraph(book: Project, language: str) -> None:
     # The translator forgot the last paragraph of the cell: it is still the English one.
-    english = english_cell(root, "masked-softmax-choice-md").source.split("\n\n")[-1]
+    english = english_cell(PROJECT, "masked-softmax-choice-md").source.split("\n\n")[-1]
 
     def forget(cell: nbformat.NotebookNode) -> None:
         cell.source = "\n\n".join(cell.source.split("\n\n")[:-1] + [english])
@@ -142,13 +147,13 @@ def test_leaving_an_english_paragraph(book: Path, root: Path, language: str) -> 
         ("ko", "sdpa-heatmap-md", "We use it again in the next section."),
     ],
 )
-def test_a_new_english_sentence(book: Path, language: str, cell_id: str, sentence: str) -> None:
+def test_a_new_english_sentence(book: Project, language: str, cell_id: str, sentence: str) -> None:
     # Added at the end of the cell's last sentence, which ends with ":" in one case.
     where = edit_cell(book, language, cell_id, lambda cell: setattr(cell, "source", cell.source + " " + sentence))
     assert_reported(book, where, "prose left in English", sentence[:30])
 
 
-def test_an_english_comment_in_code(book: Path) -> None:
+def test_an_english_comment_in_code(book: Project) -> None:
     def comment(cell: nbformat.NotebookNode) -> None:
         cell.source = "# Draw the weights of the first example, then those of the second.\n" + cell.source
 
@@ -162,8 +167,8 @@ def test_a_comment_for_tools_is_not_prose(directive: str) -> None:
     assert code_prose(source) == [(2, "Draw the weights")]
 
 
-def test_an_english_paragraph_in_a_markdown_page(book: Path) -> None:
-    page = book / "chapters" / "ko" / "index.md"
+def test_an_english_paragraph_in_a_markdown_page(book: Project) -> None:
+    page = book.edition_dir("ko") / "index.md"
     page.write_text(
         page.read_text(encoding="utf-8") + "\nEvery page is a Jupyter notebook that runs on its own.\n",
         encoding="utf-8",
@@ -171,8 +176,8 @@ def test_an_english_paragraph_in_a_markdown_page(book: Path) -> None:
     assert_reported(book, "chapters/ko/index.md", "prose left in English", "Every page")
 
 
-def test_an_untranslated_heading(book: Path, root: Path) -> None:
-    heading = english_cell(root, "shapes-md", "preliminaries.ipynb").source.split("\n")[0]
+def test_an_untranslated_heading(book: Project) -> None:
+    heading = english_cell(PROJECT, "shapes-md", "preliminaries.ipynb").source.split("\n")[0]
 
     def keep(cell: nbformat.NotebookNode) -> None:
         cell.source = heading + "\n" + cell.source.split("\n", 1)[1]
@@ -181,12 +186,12 @@ def test_an_untranslated_heading(book: Path, root: Path) -> None:
     assert_reported(book, where, "prose left in English (line 1, as in English)", "Checking Shapes")
 
 
-def test_a_banned_glossary_variant_in_id(book: Path) -> None:
+def test_a_banned_glossary_variant_in_id(book: Project) -> None:
     where = edit_cell(book, "id", "additive-md", replace("perhatian aditif", "atensi aditif"))
     assert_reported(book, where, "banned variant 'atensi'", "'attention'", "write 'perhatian'")
 
 
-def test_a_banned_glossary_variant_in_an_id_docstring(book: Path) -> None:
+def test_a_banned_glossary_variant_in_an_id_docstring(book: Project) -> None:
     where = edit_cell(
         book,
         "id",
@@ -197,13 +202,13 @@ def test_a_banned_glossary_variant_in_an_id_docstring(book: Path) -> None:
     assert_reported(book, where, "banned variant 'Perhatian hasil kali titik berskala'", "(line 3)")
 
 
-def test_a_banned_word_inside_a_longer_word_is_not_a_variant(book: Path) -> None:
+def test_a_banned_word_inside_a_longer_word_is_not_a_variant(book: Project) -> None:
     # "latensi" (latency) contains "atensi", the banned variant of "perhatian".
     edit_cell(book, "id", "exercise-3-md", lambda cell: setattr(cell, "source", cell.source + " Latensi juga."))
     assert not [p for p in check(book) if "banned" in p]
 
 
-def test_a_missing_glossary_term_in_ko(book: Path) -> None:
+def test_a_missing_glossary_term_in_ko(book: Project) -> None:
     def drop(cell: nbformat.NotebookNode) -> None:
         assert "히트맵" in cell.source
         cell.source = cell.source.replace("히트맵", "그림")
@@ -249,13 +254,13 @@ def test_a_missing_glossary_term_in_ko(book: Path) -> None:
     ],
 )
 def test_changed_math_labels_and_links(
-    book: Path, language: str, cell_id: str, old: str, new: str, words: tuple[str, ...]
+    book: Project, language: str, cell_id: str, old: str, new: str, words: tuple[str, ...]
 ) -> None:
     where = edit_cell(book, language, cell_id, replace(old, new))
     assert_reported(book, where, *words)
 
 
-def test_a_changed_output_in_ko(book: Path) -> None:
+def test_a_changed_output_in_ko(book: Project) -> None:
     def change(cell: nbformat.NotebookNode) -> None:
         text = cell.outputs[0].data["text/plain"]
         cell.outputs[0].data["text/plain"] = text.replace("0.0000", "0.0001", 1)
@@ -264,13 +269,13 @@ def test_a_changed_output_in_ko(book: Path) -> None:
     assert_reported(book, where, "output 1 differs from English (text/plain)", "0.0001")
 
 
-def test_a_changed_figure_in_id(book: Path) -> None:
+def test_a_changed_figure_in_id(book: Project) -> None:
     other = english_cell(book, "additive-heatmap").outputs[0].data["image/png"]
     where = edit_cell(book, "id", "sdpa-heatmap", lambda cell: cell.outputs[0].data.update({"image/png": other}))
     assert_reported(book, where, "output 1 differs from English (image/png)")
 
 
-def test_execution_counts_do_not_matter(book: Path) -> None:
+def test_execution_counts_do_not_matter(book: Project) -> None:
     before = check(book)
     edit_cell(book, "ko", "bmm-demo", lambda cell: cell.outputs[0].update(execution_count=99))
     assert check(book) == before
@@ -291,27 +296,29 @@ def test_a_translated_admonition_title_is_prose() -> None:
     translated = Cell(1, "s", "markdown", ":::{admonition} Solusi\n:class: dropdown\n\nTeks.\n:::")
     assert compare_markdown(english, translated) == []
     untitled = Cell(1, "s", "markdown", ":::{admonition} Solution\n:class: dropdown\n\nTeks.\n:::")
-    assert check_english_left(english, untitled, set()) == ["prose left in English (line 1, as in English): 'Solution'"]
+    assert check_english_left(english, untitled, set(), PROJECT) == [
+        "prose left in English (line 1, as in English): 'Solution'"
+    ]
     dropped = Cell(1, "s", "markdown", ":::{admonition} Solusi\n\nTeks.\n:::")
     assert compare_markdown(english, dropped) == [
         "directives differ from English: English has 'admonition :class: dropdown'; the translation has 'admonition'"
     ]
 
 
-def test_a_missing_page(book: Path) -> None:
-    (book / "chapters" / "id" / "preliminaries.ipynb").unlink()
+def test_a_missing_page(book: Project) -> None:
+    (book.edition_dir("id") / "preliminaries.ipynb").unlink()
     assert "chapters/id/preliminaries.ipynb: missing (English has chapters/en/preliminaries.ipynb)" in check(book)
 
 
-def test_main_exit_status_and_report(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_exit_status_and_report(book: Project, capsys: pytest.CaptureFixture[str]) -> None:
     where = edit_cell(book, "ko", "masked-softmax", replace("0.0", "0.5"))
-    assert main(["--root", str(book)]) == 1
+    assert main(["--root", str(book.root), "translations"]) == 1
     assert f"- {where}: code differs from English" in capsys.readouterr().err
 
 
-def test_a_malformed_glossary(book: Path) -> None:
-    (book / "chapters" / "glossary.yml").write_text("concepts:\n  attention:\n    id: perhatian\n", encoding="utf-8")
-    assert main(["--root", str(book)]) == 2
+def test_a_malformed_glossary(book: Project) -> None:
+    book.glossary_file.write_text("concepts:\n  attention:\n    id: perhatian\n", encoding="utf-8")
+    assert main(["--root", str(book.root), "translations"]) == 2
 
 
 @pytest.mark.parametrize(
@@ -343,7 +350,7 @@ def test_translated_sentences_do_not_look_english(sentence: str) -> None:
 
 
 def test_slide_marks_must_match_english_cell_by_cell() -> None:
-    from booktools.translations.compare import compare_slide_marks
+    from booktools.checks.translations.compare import compare_slide_marks
 
     english = Cell(3, "x", "markdown", "## [**Scores**]\n\n[**A score**] is (**a number**). [~~Slides only~~]")
     same = Cell(3, "x", "markdown", "## [**Skor**]\n\n[**Skor**] adalah (**sebuah angka**). [~~Hanya slide~~]")
@@ -355,12 +362,12 @@ def test_slide_marks_must_match_english_cell_by_cell() -> None:
         assert problem.startswith("slide marks differ from English: English [** [** (** [~~, translation")
 
 
-def test_a_slide_mark_missing_in_ko(book: Path) -> None:
+def test_a_slide_mark_missing_in_ko(book: Project) -> None:
     def mark(cell: nbformat.NotebookNode) -> None:
         cell.source = f"[~~{cell.source.splitlines()[0]}~~]\n" + cell.source
 
     cell_id = next(
-        c.id for c in nbformat.read(book / "chapters/en" / CHAPTER, as_version=4).cells if c.cell_type == "markdown"
+        c.id for c in nbformat.read(book.edition_dir("en") / CHAPTER, as_version=4).cells if c.cell_type == "markdown"
     )
     edit_cell(book, "en", cell_id, mark)
     where = edit_cell(book, "ko", cell_id, lambda cell: None)

@@ -1,10 +1,10 @@
-"""``DotProductAttention`` and ``AdditiveAttention`` as Keras layers: values by hand, shapes,
-masking, ``attention_weights``, dropout and ``training=``, dtype policies, weights, and
-``tf.function`` / Keras models with sizes unknown while tracing."""
+"""``DotProductAttention`` and ``AdditiveAttention`` as Keras layers only: variables, dropout and
+``training=``, dtype policies, weights, and ``tf.function`` / Keras models with sizes unknown
+while tracing.
+
+What every framework shares is in ``tests/library/test_attention_layers.py``."""
 
 from __future__ import annotations
-
-import math
 
 import keras
 import numpy as np
@@ -24,27 +24,6 @@ def _chapter_data(seed: int = 0):
 
 
 # ------------------------------------------------------------------ DotProductAttention
-def test_dot_product_values_by_hand():
-    queries = tf.constant([[[1.0, 0.0]]], tf.float64)
-    keys = tf.constant([[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]], tf.float64)
-    values = tf.constant([[[1.0, 10.0], [2.0, 20.0], [3.0, 30.0]]], tf.float64)
-    attention = d2l.DotProductAttention(dropout=0.0, dtype="float64")
-    out = attention(queries, keys, values, tf.constant([2]))
-    # scores q.k / sqrt(2): 1/sqrt(2), 0 and (masked) 1/sqrt(2)
-    a, b = math.exp(1 / math.sqrt(2)), 1.0
-    w = [a / (a + b), b / (a + b), 0.0]
-    np.testing.assert_allclose(attention.attention_weights.numpy(), [[w]], rtol=1e-14)
-    np.testing.assert_allclose(out.numpy(), [[[w[0] + 2 * w[1], 10 * w[0] + 20 * w[1]]]], rtol=1e-14)
-
-
-@pytest.mark.parametrize("lens", [None, [3, 1], [[1, 2, 0, 5], [7, 3, 2, 1]]], ids=["none", "1-D", "2-D"])
-def test_dot_product_matches_the_formula(lens, reference_masked_softmax):
-    queries, keys, values = (_normal((2, n, m), 4, tf.float64) for n, m in ((4, 3), (5, 3), (5, 6)))
-    attention = d2l.DotProductAttention(dropout=0.3, dtype="float64")
-    out = attention(queries, keys, values, None if lens is None else tf.constant(lens))
-    weights = reference_masked_softmax(tf.matmul(queries, keys, transpose_b=True) / math.sqrt(3), lens)
-    np.testing.assert_allclose(attention.attention_weights.numpy(), weights, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(out.numpy(), weights @ values.numpy(), rtol=1e-12, atol=1e-14)
 
 
 def _run_chapter_example(attention, queries, keys, values, valid_lens):
@@ -57,21 +36,6 @@ def _run_chapter_example(attention, queries, keys, values, valid_lens):
     assert (weights[0, 0, :2] > 0).all() and (weights[1, 0, :6] > 0).all()
     np.testing.assert_allclose(weights.sum(-1), np.ones((2, 1)), rtol=1e-6)
     return out
-
-
-def test_dot_product_chapter_example():
-    _run_chapter_example(d2l.DotProductAttention(dropout=0.5), *_chapter_data())
-
-
-def test_dot_product_keeps_the_weights_of_the_last_call():
-    queries, keys, values, _ = _chapter_data()
-    attention = d2l.DotProductAttention(dropout=0.0)
-    attention(queries, keys, values, tf.constant([2, 6]))
-    first = attention.attention_weights
-    attention(queries, keys, values, tf.constant([10, 1]))
-    weights = attention.attention_weights.numpy()
-    assert attention.attention_weights is not first
-    assert (weights[1, 0, 1:] == 0).all() and (weights[0] > 0).all()
 
 
 def test_dot_product_does_not_change_variables_passed_to_it():
@@ -209,29 +173,6 @@ def test_training_reaches_the_dropout_from_an_outer_layer():
 
 
 # ------------------------------------------------------------------ AdditiveAttention
-def _additive_by_hand(queries, keys, values, lens, W_q, W_k, w_v, reference_masked_softmax):
-    queries, keys, values = (np.asarray(x, dtype=np.float64) for x in (queries, keys, values))
-    scores = np.empty((queries.shape[0], queries.shape[1], keys.shape[1]))
-    for b in range(queries.shape[0]):
-        for i in range(queries.shape[1]):
-            for j in range(keys.shape[1]):
-                scores[b, i, j] = w_v @ np.tanh(W_q @ queries[b, i] + W_k @ keys[b, j])
-    weights = reference_masked_softmax(tf.constant(scores), lens)
-    return weights, weights @ values
-
-
-def test_additive_values_by_hand(reference_masked_softmax):
-    queries, keys, values = (_normal((2, n, m), 16, tf.float64) for n, m in ((3, 5), (4, 2), (4, 3)))
-    W_q, W_k, w_v = (_normal(shape, 17, tf.float64).numpy() for shape in ((8, 5), (8, 2), (8,)))
-    attention = d2l.AdditiveAttention(key_size=2, query_size=5, num_hiddens=8, dropout=0.0, dtype="float64")
-    attention.W_q.kernel.assign(W_q.T)  # a Dense kernel is (input size, output size)
-    attention.W_k.kernel.assign(W_k.T)
-    attention.w_v.kernel.assign(w_v[:, None])
-    lens = [[1, 4, 0], [2, 3, 9]]
-    out = attention(queries, keys, values, tf.constant(lens))
-    weights, expected = _additive_by_hand(queries, keys, values, lens, W_q, W_k, w_v, reference_masked_softmax)
-    np.testing.assert_allclose(attention.attention_weights.numpy(), weights, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12, atol=1e-14)
 
 
 def test_additive_weights_exist_from_the_start_with_d2l_names_and_shapes():
@@ -254,23 +195,6 @@ def test_additive_weights_round_trip():
     np.testing.assert_array_equal(
         second(queries, keys, values, valid_lens).numpy(), first(queries, keys, values, valid_lens).numpy()
     )
-
-
-def test_additive_chapter_example():
-    _, keys, values, valid_lens = _chapter_data()
-    attention = d2l.AdditiveAttention(key_size=2, query_size=20, num_hiddens=8, dropout=0.1)
-    _run_chapter_example(attention, _normal((2, 1, 20), 19), keys, values, valid_lens)
-
-
-def test_additive_masking_lengths_zero_and_none():
-    queries, keys, values = (_normal((2, n, m), 20) for n, m in ((3, 5), (4, 2), (4, 3)))
-    attention = d2l.AdditiveAttention(key_size=2, query_size=5, num_hiddens=6, dropout=0.0)
-    out = attention(queries, keys, values, tf.constant([[0, 1, 4], [2, 0, 3]])).numpy()
-    assert (out[0, 0] == 0).all() and (out[1, 1] == 0).all()
-    assert (attention.attention_weights.numpy()[0, 1, 1:] == 0).all()
-    unmasked = attention(queries, keys, values).numpy()  # valid_lens defaults to None: no masking
-    assert (attention.attention_weights.numpy() > 0).all()
-    np.testing.assert_array_equal(unmasked, attention(queries, keys, values, tf.constant([4, 4])).numpy())
 
 
 @pytest.mark.parametrize("policy", ["float64", "mixed_float16", "bfloat16"])

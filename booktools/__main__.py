@@ -1,0 +1,190 @@
+"""``python -m booktools <verb>``: every stage of the book, in pipeline order.
+
+The Makefile calls these verbs and nothing else of booktools. Each verb makes no
+paths of its own: it gets the one :class:`~booktools.project.Project` made here
+(``--root`` names another checkout, such as a test's scratch copy) and hands it
+to its stage. ``python -m booktools --help`` lists the verbs, one line each.
+
+The pipeline, as the verbs run it::
+
+    kernel        install the d2l-book Jupyter kernel           (make setup)
+    lib           #@save cells        -> d2l_lib/<framework>.py  (make lib)
+    notebooks     source pages        -> notebooks/<lang>/<fw>/  (make notebooks)
+    outputs       derived notebooks   -> stored outputs          (make outputs)
+    book          source pages        -> _build/html/            (make book)
+    slides        derived notebooks   -> _build/html/<lang>/slides/
+    serve, lab    local servers on 127.0.0.1 with a token
+    check         lib, notebooks and translations against their sources
+    translations  the editions against English
+    versions      the library's tests at the lowest and newest framework releases
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from booktools.project import Project
+
+Stage = Callable[[Project, argparse.Namespace], int]
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One verb of the command line: its one-line help, its options and the stage it runs."""
+
+    name: str
+    help: str
+    run: Stage
+    options: Callable[[argparse.ArgumentParser], None] = lambda parser: None
+
+
+def _check_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--check", action="store_true", help="change nothing; fail naming what drifted")
+
+
+def _kernel(project: Project, args: argparse.Namespace) -> int:
+    from booktools.servers import kernel
+
+    print(f"installed kernel {kernel.NAME!r} in {kernel.install()}")
+    return 0
+
+
+def _lib(project: Project, args: argparse.Namespace) -> int:
+    from booktools.derive import library
+
+    return library.run(project, check=args.check)
+
+
+def _notebooks(project: Project, args: argparse.Namespace) -> int:
+    from booktools.derive import notebooks
+
+    return notebooks.run(project, check=args.check)
+
+
+def _outputs(project: Project, args: argparse.Namespace) -> int:
+    from booktools.derive import outputs
+
+    return outputs.run(project, [path.resolve() for path in args.pages])
+
+
+def _book(project: Project, args: argparse.Namespace) -> int:
+    from booktools.website import build
+
+    return build.build(project)
+
+
+def _slides(project: Project, args: argparse.Namespace) -> int:
+    from booktools.slides import decks
+
+    return decks.run(project)
+
+
+def _serve(project: Project, args: argparse.Namespace) -> int:
+    from booktools.servers import serve
+
+    return serve.run(project, args.port, args.jupyter_port)
+
+
+def _lab(project: Project, args: argparse.Namespace) -> int:
+    from booktools.servers import lab
+
+    return lab.run(project, args.options)
+
+
+def _translations(project: Project, args: argparse.Namespace) -> int:
+    from booktools.checks import translations
+
+    return translations.run(project, args.languages)
+
+
+def _check(project: Project, args: argparse.Namespace) -> int:
+    from booktools.checks import translations
+    from booktools.derive import library, notebooks
+
+    results = [library.run(project, check=True), notebooks.run(project, check=True), translations.run(project)]
+    return max(results)
+
+
+def _versions(project: Project, args: argparse.Namespace) -> int:
+    from booktools.checks import version_matrix
+
+    return version_matrix.run(
+        project,
+        args.framework or version_matrix.FRAMEWORKS,
+        args.series or version_matrix.SERIES,
+        args.recreate,
+        args.python,
+    )
+
+
+def _outputs_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("pages", nargs="*", type=Path, help="source pages (default: every page of every edition)")
+
+
+def _serve_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=8000, help="the web server's port (0: any free one)")
+    parser.add_argument("--jupyter-port", type=int, default=0, help="the Jupyter server's port (0: any free one)")
+
+
+def _lab_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("options", nargs=argparse.REMAINDER, help="JupyterLab's own options")
+
+
+def _translations_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("languages", nargs="*", help="editions to check (default: all but English)")
+
+
+def _versions_options(parser: argparse.ArgumentParser) -> None:
+    from booktools.checks.version_matrix import FRAMEWORKS, SERIES
+
+    parser.add_argument("--framework", action="append", choices=FRAMEWORKS, help="only this framework (repeatable)")
+    parser.add_argument("--series", action="append", choices=SERIES, help="only this series (repeatable)")
+    parser.add_argument("--recreate", action="store_true", help="make the environments again, whatever their stamps")
+    parser.add_argument("--python", default=sys.executable, help="the Python the environments are made with")
+
+
+VERBS = (
+    Verb("kernel", "install the d2l-book Jupyter kernel every notebook run uses", _kernel),
+    Verb("lib", "generate d2l_lib/<framework>.py from the #@save cells", _lib, _check_option),
+    Verb("notebooks", "derive notebooks/<lang>/<framework>/ from the source pages", _notebooks, _check_option),
+    Verb("outputs", "re-execute the notebooks headlessly and store their outputs", _outputs, _outputs_options),
+    Verb("book", "build every edition of the site, and its slides, into _build/html", _book),
+    Verb("slides", "build the lecture slides into the built site", _slides),
+    Verb("serve", "serve the built site and a local Jupyter server for its live code", _serve, _serve_options),
+    Verb("lab", "JupyterLab on the derived notebooks, on the d2l-book kernel", _lab, _lab_options),
+    Verb("check", "check that d2l_lib, notebooks/ and the translations match their sources", _check),
+    Verb(
+        "translations", "check that every translation matches the English edition", _translations, _translations_options
+    ),
+    Verb("versions", "the library's tests on the lowest and newest framework releases", _versions, _versions_options),
+)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: a global ``--root`` and one subcommand per verb."""
+    main = argparse.ArgumentParser(
+        prog="python -m booktools", description="Every stage of the book, in pipeline order."
+    )
+    main.add_argument("--root", type=Path, default=None, help="the book's checkout (default: this one)")
+    verbs = main.add_subparsers(dest="verb", required=True, metavar="verb")
+    for verb in VERBS:
+        sub = verbs.add_parser(verb.name, help=verb.help, description=verb.help)
+        verb.options(sub)
+        sub.set_defaults(stage=verb.run)
+    return main
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the verb ``argv`` names on the project; return its exit status."""
+    args = parser().parse_args(argv)
+    project = Project(args.root.resolve()) if args.root else Project.here()
+    stage: Stage = args.stage
+    return stage(project, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,202 @@
+"""A pytest plugin that makes nbval compare figures, and numbers as numbers.
+
+nbval compares every output's text character by character, and a figure only by
+its ``text/plain`` (``<Figure size 250x250 with 2 Axes>``), skipping ``image/png``.
+This plugin wraps nbval's output comparison:
+
+- **numbers**: before nbval compares, each text output (a stream, ``text/plain``,
+  any other ``text/*``) that differs from the stored one only in the last digit of
+  its decimal numbers, by at most ``booktools.checks.nbval_numbers.TOLERANCE`` units, is
+  taken as equal (the stored text replaces the fresh one); every other difference
+  (words, integers, dtypes, the count and layout of the numbers, an exponent, a
+  number further off) is left for nbval to report, and each number that differs
+  is named under nbval's diff. See ``booktools.checks.nbval_numbers`` for the rules.
+- **figures**: after nbval's own checks, every PNG a cell produces is compared
+  with the stored one by :func:`matplotlib.testing.compare.compare_images` (RMS
+  tolerance :data:`TOLERANCE`, on 0-255 pixel values). On a mismatch the stored,
+  fresh and difference images are written under ``_build/nbval-figures/``.
+
+Enabled with ``-p booktools.checks.nbval_plugin`` (see ``pyproject.toml``).
+
+nbval 0.11 has no hook for this: its pytest plugin declares no hook specifications,
+``--nbval-sanitize-with`` only rewrites text by regular expressions (it cannot
+compare two numbers), and ``--nbdime`` compares images byte for byte. So this
+plugin replaces the method ``nbval.plugin.IPyNbCell.compare_outputs``, and first
+checks that the method is there with the signature it was written for
+(:data:`EXPECTED_SIGNATURE`): if an nbval upgrade changes it, the test run stops
+at once with a message saying so, rather than comparing figures no more.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import inspect
+import re
+import typing
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from matplotlib.testing.compare import compare_images
+from matplotlib.testing.exceptions import ImageComparisonFailure
+
+from booktools.checks import nbval_numbers
+from booktools.project import Project
+
+TOLERANCE = 2.0
+PROJECT = Project.here()  # pytest loads this plugin itself
+ARTIFACTS = PROJECT.work_dir("nbval-figures")
+PNG = "image/png"
+EXPECTED_SIGNATURE = "(self, test, ref, skip_compare=None)"
+# What the replacement uses of a cell besides the method: nbval 0.11's attributes.
+CELL_ATTRIBUTES = ("comparison_traceback", "fspath", "name")
+# Set on the replacement, so that a second plugin load does not wrap it again.
+MARK = "compares_numbers_and_figures"
+
+CompareOutputs = Callable[[Any, list[dict[str, Any]], list[dict[str, Any]], Any], bool]
+
+
+class NbvalChanged(RuntimeError):
+    """nbval's output comparison is not what this plugin was written for."""
+
+
+def _pngs(outputs: Iterable[dict[str, Any]]) -> list[str]:
+    return [output["data"][PNG] for output in outputs if PNG in output.get("data", {})]
+
+
+def compare_pngs(stored: list[str], fresh: list[str], name: str, tolerance: float = TOLERANCE) -> list[str]:
+    """Compare two lists of base64 PNGs; return a description of each mismatch."""
+    if len(stored) != len(fresh):
+        return [f"the cell made {len(fresh)} image(s), the notebook stores {len(stored)}"]
+    problems = []
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for index, (want, have) in enumerate(zip(stored, fresh)):
+        if want == have:
+            continue
+        stem = ARTIFACTS / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}-{index}"
+        expected, actual = Path(f"{stem}-expected.png"), Path(f"{stem}-actual.png")
+        expected.write_bytes(base64.b64decode(want))
+        actual.write_bytes(base64.b64decode(have))
+        try:
+            result = compare_images(str(expected), str(actual), tol=tolerance, in_decorator=True)
+        except ImageComparisonFailure as error:  # e.g. a different size
+            problems.append(f"image {index} differs from the stored one: {error}")
+            continue
+        if result is not None:
+            problems.append(
+                f"image {index} differs from the stored one: RMS {result['rms']:.2f} > {tolerance} "
+                f"(see {PROJECT.relative(actual)} and {result['diff']})"
+            )
+        else:
+            expected.unlink()
+            actual.unlink()
+    return problems
+
+
+def original_compare_outputs(cell_class: Any) -> CompareOutputs:
+    """Return nbval's ``compare_outputs`` of ``cell_class``, checking it is the one this plugin wraps.
+
+    Raises:
+        NbvalChanged: if the method is missing or its signature is not :data:`EXPECTED_SIGNATURE`.
+    """
+    import nbval
+
+    version = getattr(nbval, "__version__", "?")
+    advice = (
+        f"booktools.checks.nbval_plugin was written for nbval 0.11's IPyNbCell.compare_outputs"
+        f"{EXPECTED_SIGNATURE}; without it nbval would stop comparing figures. Pin nbval==0.11.0 "
+        "(requirements.txt) or update booktools/checks/nbval_plugin.py for the new nbval"
+    )
+    method = getattr(cell_class, "compare_outputs", None)
+    if not callable(method):
+        raise NbvalChanged(
+            f"nbval {version}: {getattr(cell_class, '__name__', cell_class)} has no method compare_outputs. {advice}."
+        )
+    found = str(inspect.signature(method))
+    if found != EXPECTED_SIGNATURE:
+        raise NbvalChanged(f"nbval {version}: IPyNbCell.compare_outputs{found} has changed. {advice}.")
+    return typing.cast(CompareOutputs, method)
+
+
+def _texts(outputs: Iterable[dict[str, Any]]) -> dict[str, list[tuple[dict[str, Any], str]]]:
+    """Each text of ``outputs``, keyed as nbval keys it (the stream's name, or the MIME type), with where it lives."""
+    found: dict[str, list[tuple[dict[str, Any], str]]] = defaultdict(list)
+    for output in outputs:
+        if output.get("output_type") == "stream":
+            found[str(output.get("name", "stdout"))].append((output, "text"))
+        for mime, value in (output.get("data") or {}).items():
+            if mime.startswith("text/") and isinstance(value, str):
+                found[mime].append((output["data"], mime))
+    return found
+
+
+def reconcile_numbers(
+    test: list[dict[str, Any]], ref: list[dict[str, Any]], tolerance: int = nbval_numbers.TOLERANCE
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Return a copy of ``test`` in which each text that prints what its stored twin in ``ref`` prints,
+    numbers within ``tolerance`` units of their last digit, is replaced by the stored text; and a note
+    naming each difference of the other texts (see ``booktools.checks.nbval_numbers.compare``)."""
+    test = copy.deepcopy(test)
+    stored, fresh = _texts(ref), _texts(test)
+    notes: list[str] = []
+    for key, places in fresh.items():
+        twins = stored.get(key, [])
+        if len(twins) != len(places):  # nbval reports the different number of outputs
+            continue
+        for (stored_holder, stored_field), (holder, field) in zip(twins, places):
+            want, have = stored_holder[stored_field], holder[field]
+            if want == have:
+                continue
+            mismatches = nbval_numbers.compare(want, have, tolerance)
+            if mismatches:
+                notes.extend(f"  {key}: {mismatch.message}" for mismatch in mismatches)
+            else:
+                holder[field] = want
+    return test, notes
+
+
+def comparing_outputs(original: CompareOutputs) -> CompareOutputs:
+    """Return ``original`` with numbers compared as numbers, followed by the comparison of the cell's figures."""
+
+    def compare_outputs(
+        self: Any, test: list[dict[str, Any]], ref: list[dict[str, Any]], skip_compare: Any = None
+    ) -> bool:
+        test, notes = reconcile_numbers(test, ref)
+        if not original(self, test, ref, skip_compare):
+            if notes:
+                self.comparison_traceback.append(
+                    f"Where the texts differ (numbers may differ by {nbval_numbers.TOLERANCE} unit of their "
+                    "last printed digit; booktools.checks.nbval_numbers):"
+                )
+                self.comparison_traceback.extend(notes)
+            return False
+        missing = [name for name in CELL_ATTRIBUTES if not hasattr(self, name)]
+        if missing:
+            raise NbvalChanged(
+                f"nbval's cells no longer have {', '.join(missing)}; "
+                "update booktools/checks/nbval_plugin.py for the new nbval"
+            )
+        problems = compare_pngs(_pngs(ref), _pngs(test), f"{Path(str(self.fspath)).stem}-{self.name}")
+        if problems:
+            self.comparison_traceback.extend(problems)
+            return False
+        return True
+
+    setattr(compare_outputs, MARK, True)  # noqa: B010 - an attribute functions do not declare
+    return compare_outputs
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Replace nbval's output comparison by one that compares numbers as numbers, and figures (once per process)."""
+    from nbval.plugin import IPyNbCell
+
+    if getattr(getattr(IPyNbCell, "compare_outputs", None), MARK, False):
+        return
+    try:
+        original = original_compare_outputs(IPyNbCell)
+    except NbvalChanged as error:  # a usage error: pytest prints the message, not a traceback
+        raise pytest.UsageError(str(error)) from error
+    IPyNbCell.compare_outputs = comparing_outputs(original)

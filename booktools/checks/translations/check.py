@@ -1,0 +1,112 @@
+"""Compare every page of every edition with English (``make check-translations``).
+
+Each page ``_toc.yml`` lists is compared with its English original, cell by cell
+(``booktools.checks.translations.compare``), after its cells are matched by id
+(``booktools.checks.translations.cells``). Problems are reported as
+``<file>, cell <number> (id <id>): <problem>``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from booktools.checks.translations.cells import pair_cells, read_cells, where
+from booktools.checks.translations.compare import (
+    check_english_left,
+    check_glossary,
+    check_style_rules,
+    compare_code,
+    compare_frameworks,
+    compare_markdown,
+    compare_outputs,
+    compare_slide_marks,
+)
+from booktools.checks.translations.glossary import GlossaryError, StyleRule, Term, read_glossary, read_rules
+from booktools.checks.translations.prose import WORD
+from booktools.checks.translations.quiz_data import compare_quiz
+from booktools.project import SOURCE_LANGUAGE, Project
+from booktools.sources.quizzes import QUIZ_TAG
+from booktools.sources.strings import check_library_messages
+
+
+def compare_page(
+    english_path: Path,
+    translation_path: Path,
+    terms: list[Term],
+    project: Project,
+    rules: dict[str, StyleRule] | None = None,
+) -> list[str]:
+    """Compare one translated page with its English original; return the problems found."""
+    path = project.relative(translation_path)
+    kept = {word.lower() for term in terms for word in WORD.findall(term.term)}
+    problems, pairs = pair_cells(path, read_cells(english_path), read_cells(translation_path))
+    for english, translation in pairs:
+        here = where(path, translation)
+        if english.kind != translation.kind:
+            problems.append(f"{here}: a {translation.kind} cell, English cell {english.number} is {english.kind}")
+            continue
+        found = (
+            []
+            if english.tags == translation.tags
+            else [f"tags differ from English: English {list(english.tags)}, translation {list(translation.tags)}"]
+        )
+        if english.kind in ("code", "markdown"):
+            found += compare_frameworks(english, translation)
+        if english.kind == "code" and QUIZ_TAG in english.tags:
+            found += compare_quiz(english, translation, project)
+        elif english.kind == "code":
+            found += compare_code(english, translation) + compare_outputs(english, translation)
+        elif english.kind == "markdown":
+            found += compare_markdown(english, translation) + compare_slide_marks(english, translation)
+        elif english.source != translation.source:
+            found.append(f"{english.kind} cell differs from English")
+        if english.kind in ("code", "markdown"):
+            found += check_glossary(english, translation, terms, project)
+            found += check_english_left(english, translation, kept, project)
+            found += check_style_rules(translation, rules or {}, project)
+        problems += [f"{here}: {problem}" for problem in found]
+    return problems
+
+
+def check(project: Project, languages: list[str] | None = None) -> list[str]:
+    """Compare every translated page with English; return the problems, one line each.
+
+    Raises:
+        GlossaryError: if ``chapters/glossary.yml`` is malformed.
+        booktools.sources.schema.ConfigError: if ``_config.yml``'s editions are.
+    """
+    problems = check_library_messages(project)  # d2l_lib's own strings, in every edition
+    english_pages = project.pages(SOURCE_LANGUAGE)
+    for language in languages or [code for code in project.editions() if code != SOURCE_LANGUAGE]:
+        terms, rules = read_glossary(language, project), read_rules(language, project)
+        folder = project.chapters / language
+        expected = set()
+        for english in english_pages:
+            translation = folder / english.relative_to(project.chapters / SOURCE_LANGUAGE)
+            expected.add(translation)
+            if not translation.exists():
+                problems.append(f"{project.relative(translation)}: missing (English has {project.relative(english)})")
+                continue
+            problems += compare_page(english, translation, terms, project, rules)
+        for extra in sorted(set(folder.rglob("*.ipynb")) - expected):
+            if ".ipynb_checkpoints" not in extra.parts:
+                problems.append(f"{project.relative(extra)}: not in the English edition")
+    return problems
+
+
+def run(project: Project, languages: list[str] | None = None) -> int:
+    """``python -m booktools translations [lang ...]``: 0 in sync, 1 problems found, 2 cannot check."""
+    try:
+        problems = check(project, languages or None)
+        checked = languages or [code for code in project.editions() if code != SOURCE_LANGUAGE]
+    except (GlossaryError, FileNotFoundError, ValueError) as error:  # ConfigError is a ValueError
+        print(f"check-translations failed: {error}", file=sys.stderr)
+        return 2
+    if problems:
+        print(f"The translations differ from English ({len(problems)} problem(s)):", file=sys.stderr)
+        for problem in problems:
+            print(f"- {problem}", file=sys.stderr)
+        return 1
+    print(f"translations match English: {', '.join(checked) or '(none)'}")
+    return 0

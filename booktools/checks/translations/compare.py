@@ -1,0 +1,282 @@
+"""Compare one translated cell with its English original; each function returns the problems found.
+
+- :func:`compare_frameworks`: the same framework marks (``#@tab``, ``:begin_tab:``);
+- :func:`compare_slide_marks`: the same slide marks (``[**``, ``(**``, ``[~~``,
+  ``(~~``), in the same order, so every edition has the same slides;
+- :func:`compare_code`: the same parsed code and ``#@save`` marks (comments and
+  docstrings are free to differ); :func:`compare_outputs`: the same stored outputs
+  (only their kinds where nbval ignores them);
+- :func:`compare_markdown`: the same math, labels, role targets, directives,
+  heading levels and URLs;
+- :func:`check_english_left`: no sentence left in English;
+- :func:`check_glossary`: no banned variant, and the chosen term where English names the concept;
+- :func:`check_style_rules`: nothing that breaks one of the edition's style rules
+  (the glossary's ``rules``).
+
+Markdown is read without its slide marks (``booktools.sources.slide_marks``), as the book
+and the slides show it: ``(**$$ ... $$**) (label)`` is a labelled equation.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+from typing import Any
+
+from booktools.checks.translations.cells import Cell
+from booktools.checks.translations.glossary import StyleRule, Term
+from booktools.checks.translations.myst import Markdown, parse_markdown
+from booktools.checks.translations.prose import (
+    MIN_COPIED_WORDS,
+    copied_from_english,
+    looks_english,
+    quote,
+    sentences,
+    squash,
+)
+from booktools.checks.translations.pycode import code_prose, normalized_code
+from booktools.project import Project
+from booktools.sources.frameworks import BEGIN_TAB, END_TAB, TAB_LINE, TabError, cell_frameworks
+from booktools.sources.quizzes import QUIZ_TAG, quiz_prose
+from booktools.sources.save_marks import SAVE_MARK, saved_statements
+from booktools.sources.slide_marks import mark_kinds, strip_slide_marks
+
+IGNORED_OUTPUT_TAGS = {"nbval-ignore-output", "nbval-skip"}  # outputs that differ from run to run
+
+
+def _parse(source: str) -> Markdown:
+    """A markdown cell as MyST reads it, its slide marks removed (slides-only text kept)."""
+    return parse_markdown(strip_slide_marks(source, keep_slides_only=True))
+
+
+def _quote_item(item: object) -> str:
+    return f"'{item}'" if isinstance(item, str) else repr(item)
+
+
+def difference(what: str, english: list[Any], translation: list[Any], ordered: bool = True) -> str | None:
+    """Describe how two lists differ, or return None if they are the same."""
+    if english == translation or (not ordered and Counter(english) == Counter(translation)):
+        return None
+    missing = list((Counter(english) - Counter(translation)).elements())
+    extra = list((Counter(translation) - Counter(english)).elements())
+    parts = ([f"English has {', '.join(map(_quote_item, missing))}"] if missing else []) + (
+        [f"the translation has {', '.join(map(_quote_item, extra))}"] if extra else []
+    )
+    return f"{what} differ from English: " + ("; ".join(parts) or "same items in a different order")
+
+
+def _first_difference(english: str, translation: str) -> str:
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        None, english.split("\n"), translation.split("\n"), autojunk=False
+    ).get_opcodes():
+        if tag != "equal":
+            want = " / ".join(english.split("\n")[i1:i2]) or "(nothing)"
+            have = " / ".join(translation.split("\n")[j1:j2]) or "(nothing)"
+            return f"English {quote(want.strip(), 90)}, translation {quote(have.strip(), 90)}"
+    return "they differ"
+
+
+def _plain_outputs(cell: Cell) -> list[dict[str, Any]]:
+    """The outputs without execution counts, consecutive stream chunks merged.
+
+    Of a cell whose outputs nbval ignores, only the kinds of outputs are kept.
+    """
+    result: list[dict[str, Any]] = []
+    for stored in cell.outputs:
+        output = {key: value for key, value in stored.items() if key != "execution_count"}
+        if IGNORED_OUTPUT_TAGS & set(cell.tags):
+            output = {
+                "output_type": output["output_type"],
+                "name": output.get("name"),
+                "data": dict.fromkeys(output.get("data", {}), "(ignored)"),
+                "text": "",
+            }
+        previous = result[-1] if result else {}
+        if (
+            output["output_type"] == "stream"
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
+            previous["text"] += output["text"]
+        else:
+            result.append(output)
+    return result
+
+
+def compare_frameworks(english: Cell, translation: Cell) -> list[str]:
+    """Describe how a cell's framework marks (``#@tab``, ``:begin_tab:``) differ from English."""
+
+    def frameworks(cell: Cell) -> str:
+        try:
+            found = cell_frameworks({"cell_type": cell.kind, "source": cell.source, "id": cell.id})
+        except TabError as error:
+            return f"malformed ({error})"
+        return "shared" if found is None else ", ".join(sorted(found))
+
+    want, have = frameworks(english), frameworks(translation)
+    return [] if want == have else [f"framework marks differ from English: English {want}, translation {have}"]
+
+
+def compare_slide_marks(english: Cell, translation: Cell) -> list[str]:
+    """Describe how the slide marks of a markdown cell differ from English (kinds, in order)."""
+    want, have = mark_kinds(english.source), mark_kinds(translation.source)
+    if want == have:
+        return []
+    english_marks, translated_marks = " ".join(want) or "(none)", " ".join(have) or "(none)"
+    return [f"slide marks differ from English: English {english_marks}, translation {translated_marks}"]
+
+
+def compare_outputs(english: Cell, translation: Cell) -> list[str]:
+    """Describe how the stored outputs of two code cells differ."""
+    want, have = _plain_outputs(english), _plain_outputs(translation)
+    if want == have:
+        return []
+    if len(want) != len(have):
+        return [f"outputs differ from English: English has {len(want)} output(s), the translation {len(have)}"]
+    problems = []
+    for index, (a, b) in enumerate(zip(want, have), start=1):
+        a, b = ({**{k: v for k, v in out.items() if k != "data"}, **out.get("data", {})} for out in (a, b))
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) == b.get(key):
+                continue
+            textual = (
+                (key == "text" or key.startswith("text/"))
+                and isinstance(a.get(key), str)
+                and isinstance(b.get(key), str)
+            )
+            detail = f": {_first_difference(a[key], b[key])}" if textual else ""
+            problems.append(f"output {index} differs from English ({key}){detail}")
+    return problems
+
+
+def compare_code(english: Cell, translation: Cell) -> list[str]:
+    """Describe how a translated code cell differs from English other than in comments and docstrings."""
+    try:
+        want = normalized_code(english.source)
+    except SyntaxError:
+        return [] if english.source == translation.source else ["code differs from English (not Python)"]
+    try:
+        have = normalized_code(translation.source)
+    except SyntaxError as error:
+        return [f"code differs from English: it does not parse (line {error.lineno}: {error.msg})"]
+    if want != have:
+        return [f"code differs from English: {_first_difference(want, have)}"]
+    if not SAVE_MARK.search(english.source + translation.source):
+        return []
+    problem = difference("#@save marks", saved_statements(english.source), saved_statements(translation.source))
+    return [problem] if problem else []
+
+
+def compare_markdown(english: Cell, translation: Cell) -> list[str]:
+    """Describe how a translated markdown cell differs from English in math, labels, links and markup."""
+    want, have = _parse(english.source), _parse(translation.source)
+
+    def math(blocks: list[tuple[str, str]]) -> list[str]:
+        return [f"$${m}$$ ({label})" if label else f"$${m}$$" for m, label in blocks]
+
+    checks = [
+        ("math blocks", math(want.math_blocks), math(have.math_blocks), True),
+        ("inline math", [f"${m}$" for m in want.inline_math], [f"${m}$" for m in have.inline_math], False),
+        ("labels", want.labels, have.labels, True),
+        ("role targets", want.roles, have.roles, False),
+        ("directives", want.directives, have.directives, True),
+        ("heading levels", want.headings, have.headings, True),
+        ("URLs", want.urls, have.urls, False),
+    ]
+    return [problem for what, a, b, ordered in checks if (problem := difference(what, a, b, ordered))]
+
+
+def _blank_framework_marks(source: str) -> str:
+    """Blank the ``#@tab``/``:begin_tab:``/``:end_tab:`` lines (marks, not prose), keeping line numbers."""
+    lines = source.split("\n")
+    return "\n".join(
+        "" if TAB_LINE.match(line) or BEGIN_TAB.match(line) or line.strip() == END_TAB else line for line in lines
+    )
+
+
+def _prose(cell: Cell, project: Project) -> list[tuple[int | str, str]]:
+    """(where, sentence) of a cell's prose: markdown text, the comments and docstrings of code, or the
+    texts of the quiz a quiz cell shows; ``where`` is a line of the cell, or for a quiz which text of its data."""
+    source = _blank_framework_marks(cell.source)
+    if cell.kind == "code" and QUIZ_TAG in cell.tags:
+        return list(quiz_prose(source, project))
+    return list(sentences(_parse(source).blocks) if cell.kind == "markdown" else code_prose(source))
+
+
+def _at(where: int | str, offset: int = 0) -> str:
+    """Where a problem is: ``line N`` of the cell, or a text of a quiz's data (``quizzes.quiz_prose``)."""
+    return f"line {where + offset}" if isinstance(where, int) else where
+
+
+def check_english_left(english: Cell, translation: Cell, kept: set[str], project: Project) -> list[str]:
+    """Report the sentences of a translated cell that are still English."""
+    originals = {sentence for _, sentence in _prose(english, project)}
+    problems = []
+    for line, sentence in _prose(translation, project):
+        if copied_from_english(sentence, originals, kept, MIN_COPIED_WORDS[translation.kind]):
+            problems.append(f"prose left in English ({_at(line)}, as in English): {quote(sentence)}")
+        elif looks_english(sentence):
+            problems.append(f"prose left in English ({_at(line)}): {quote(sentence)}")
+    return problems
+
+
+def _term_pattern(term: str) -> re.Pattern[str]:
+    """A glossary term anywhere, not inside a longer word on its left; spaces match any white space."""
+    return re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, term.split())), re.IGNORECASE)
+
+
+def check_glossary(english: Cell, translation: Cell, terms: list[Term], project: Project) -> list[str]:
+    """Report banned variants in a translated cell, and chosen terms missing from a markdown cell."""
+    problems = []
+    # A code cell's prose is its comments and docstrings (its code is English's, names such as
+    # torch.autograd included); a quiz cell's texts are in its edition's quiz data.
+    texts = [(1, translation.source)] if translation.kind == "markdown" else _prose(translation, project)
+    for term in terms:
+        for variant in term.banned:
+            for where, text in texts:
+                for match in _term_pattern(variant).finditer(text):
+                    at = _at(where, text.count("\n", 0, match.start()))
+                    problems.append(
+                        f"glossary: banned variant {match.group(0)!r} of {term.concept!r} ({at}); write {term.term!r}"
+                    )
+    if translation.kind == "markdown":
+        english_prose = _parse(english.source).prose
+        translated = squash(_parse(translation.source).prose.replace("*", "")).lower()
+        for term in terms:
+            if term.english.search(english_prose) and squash(term.term).lower() not in translated:
+                problems.append(
+                    f"glossary: English names {term.concept!r} here, but the translation lacks the term {term.term!r}"
+                )
+    return problems
+
+
+def _rule_texts(cell: Cell, rule: StyleRule, project: Project) -> list[tuple[int | str, str]]:
+    """(where, text) a style rule searches: a markdown cell's source, or a code cell's prose (a quiz's texts)."""
+    if cell.kind == "markdown":
+        source = strip_slide_marks(cell.source, keep_slides_only=True)
+        return [(1, source if rule.emphasis else source.replace("*", ""))]
+    return _prose(cell, project)
+
+
+def check_style_rules(translation: Cell, rules: dict[str, StyleRule], project: Project) -> list[str]:
+    """Report the text of a translated cell that breaks one of its edition's style rules.
+
+    A rule searches a markdown cell's source (slide marks and, unless ``emphasis``,
+    emphasis marks removed) and the comments, docstrings and quiz text of a code
+    cell, for its ``pattern`` and its ``banned`` forms (matched like a concept's
+    banned variants).
+    """
+    problems = []
+    for name, rule in rules.items():
+        if rule.cells not in ("all", translation.kind):
+            continue
+        patterns = ([re.compile(rule.pattern, re.IGNORECASE | re.MULTILINE)] if rule.pattern else []) + [
+            _term_pattern(form) for form in rule.banned
+        ]
+        for first_line, text in _rule_texts(translation, rule, project):
+            for pattern in patterns:
+                for match in pattern.finditer(text):
+                    at = _at(first_line, text.count("\n", 0, match.start()))
+                    problems.append(f"style rule {name!r}: {match.group(0)!r} ({at}): {rule.statement}")
+    return problems

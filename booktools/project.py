@@ -1,0 +1,230 @@
+"""The book's paths and configuration: one object, made once and handed to every stage.
+
+``python -m booktools`` makes one :class:`Project` for the checkout it runs in (or
+the one ``--root`` names) and passes it to the stage a verb names. Code that other
+tools load by name makes its own with :meth:`Project.here`: the pytest plugin, and
+the MyST parser, which reads the book's ``parse`` settings. The Sphinx extensions
+get what they need as Sphinx settings. Tests make one over a temporary copy. Every path of the project is
+spelled in this module and nowhere else: a stage asks the project where a file
+is, it never joins ``root`` with a name of its own.
+
+The reading order is ``_toc.yml``, read with sphinx-external-toc (the parser
+Jupyter Book itself uses); the editions are ``_config.yml``'s ``editions``
+(``booktools.sources.config``), each with a folder ``chapters/<code>/`` that
+mirrors the English pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinx_external_toc.api import Document, SiteMap
+from sphinx_external_toc.parsing import parse_toc_yaml
+
+from booktools.sources.config import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
+from booktools.sources.schema import read_yaml
+
+__all__ = ["BUILD_INPUTS", "SOURCE_LANGUAGE", "Project"]
+
+CONFIG_FILE = "_config.yml"
+TOC_FILE = "_toc.yml"
+CHAPTERS = "chapters"
+BUILD = "_build"
+LIBRARY = "d2l_lib"
+NOTEBOOKS = "notebooks"
+D2LBOOK_ENV = ".venv-d2lbook"
+TOOLS = "booktools"
+# Folders beside the pages that every edition's site reads as they are (figures).
+SHARED_FOLDERS = ("img",)
+# What a build of the site reads: a scratch copy of the book needs these, and the site is
+# rebuilt when any of them changes. The tools are read whole, so none is forgotten.
+BUILD_INPUTS = (CONFIG_FILE, TOC_FILE, "references.bib", *SHARED_FOLDERS, CHAPTERS, LIBRARY, TOOLS)
+
+
+@dataclass(frozen=True)
+class Project:
+    """One checkout of the book: where each file is, and what ``_config.yml`` and ``_toc.yml`` say."""
+
+    root: Path
+
+    @classmethod
+    def here(cls) -> Project:
+        """Return the project this copy of ``booktools`` belongs to (the folder above the package)."""
+        return cls(Path(__file__).resolve().parent.parent)
+
+    # -- sources --------------------------------------------------------------
+
+    @property
+    def config_file(self) -> Path:
+        """``_config.yml``: Jupyter Book's configuration, with the book's ``editions``."""
+        return self.root / CONFIG_FILE
+
+    @property
+    def toc_file(self) -> Path:
+        """``_toc.yml``: the reading order of the English pages."""
+        return self.root / TOC_FILE
+
+    @property
+    def bibliography(self) -> Path:
+        """``references.bib``: the bibliography every edition cites."""
+        return self.root / BUILD_INPUTS[2]
+
+    @property
+    def chapters(self) -> Path:
+        """``chapters/``: one folder of source pages per edition, and the book's data files."""
+        return self.root / CHAPTERS
+
+    def edition_dir(self, language: str) -> Path:
+        """``chapters/<language>/``: the source pages of one edition."""
+        return self.chapters / language
+
+    @property
+    def glossary_file(self) -> Path:
+        """``chapters/glossary.yml``: the translation glossary and style rules."""
+        return self.chapters / "glossary.yml"
+
+    @property
+    def quiz_keys_file(self) -> Path:
+        """``chapters/quizzes.yml``: the quizzes' answer keys, one per page."""
+        return self.chapters / "quizzes.yml"
+
+    @property
+    def alt_text_file(self) -> Path:
+        """``chapters/alt_text.yml``: each edition's templates for the heatmaps' alt text."""
+        return self.chapters / "alt_text.yml"
+
+    def strings_file(self, language: str) -> Path:
+        """``chapters/<language>/strings.yml``: the interface strings of one edition."""
+        return self.edition_dir(language) / "strings.yml"
+
+    def shared_folders(self) -> list[Path]:
+        """The folders every edition's site reads as they are (figures), those that exist."""
+        return [self.root / name for name in SHARED_FOLDERS if (self.root / name).is_dir()]
+
+    def build_inputs(self) -> list[Path]:
+        """Every file and folder a build of the site reads (``BUILD_INPUTS``), those that exist."""
+        return [self.root / name for name in BUILD_INPUTS if (self.root / name).exists()]
+
+    # -- derived files --------------------------------------------------------
+
+    @property
+    def library_dir(self) -> Path:
+        """``d2l_lib/``: the library, generated from the ``#@save`` cells."""
+        return self.root / LIBRARY
+
+    @property
+    def library_data_dir(self) -> Path:
+        """``d2l_lib/quizzes/``: the quizzes' data, one ``<language>.json`` per edition."""
+        return self.library_dir / "quizzes"
+
+    def library_messages_file(self, language: str) -> Path:
+        """``d2l_lib/messages/<language>.json``: the library's own strings in one edition's language."""
+        return self.library_dir / "messages" / f"{language}.json"
+
+    @property
+    def notebooks_dir(self) -> Path:
+        """``notebooks/``: one derived notebook per page, language and framework."""
+        return self.root / NOTEBOOKS
+
+    @property
+    def build_dir(self) -> Path:
+        """``_build/``: everything a build or a check writes (never tracked)."""
+        return self.root / BUILD
+
+    @property
+    def site_dir(self) -> Path:
+        """``_build/html/``: the built site, one folder per edition."""
+        return self.build_dir / "html"
+
+    @property
+    def d2lbook_env(self) -> Path:
+        """``.venv-d2lbook/``: d2lbook's isolated environment (it pins Sphinx 5.3)."""
+        return self.root / D2LBOOK_ENV
+
+    def work_dir(self, name: str) -> Path:
+        """``_build/<name>/``: the scratch folder of one stage (``editions``, ``slides``, ``versions``...)."""
+        return self.build_dir / name
+
+    def relative(self, path: Path) -> str:
+        """How messages and test ids name a file of the book: its path from the root, with ``/``."""
+        return path.relative_to(self.root).as_posix()
+
+    # -- what the configuration says -----------------------------------------
+
+    def config(self) -> BookConfig:
+        """``_config.yml``, validated (``booktools.sources.config``)."""
+        return parse(read_yaml(self.config_file, CONFIG_FILE))
+
+    def edition_folders(self) -> list[str]:
+        """The names of the folders under ``chapters/`` (each should be an edition)."""
+        return sorted(
+            path.name for path in self.chapters.iterdir() if path.is_dir() and not path.name.startswith((".", "_"))
+        )
+
+    def present_editions(self) -> list[Edition]:
+        """The configured editions that have a folder ``chapters/<code>/``, English first.
+
+        Raises:
+            ConfigError: if ``_config.yml`` is invalid, or a folder under ``chapters/``
+                is not listed under ``editions``.
+        """
+        configured = configured_editions(self.config())
+        codes = {edition.code for edition in configured}
+        folders = self.edition_folders()
+        for folder in folders:
+            if folder not in codes:
+                listed = ", ".join(sorted(codes))
+                raise ConfigError(
+                    CONFIG_FILE, "editions", f"{CHAPTERS}/{folder}/ is not listed under `editions` (listed: {listed})"
+                )
+        return [edition for edition in configured if edition.code in folders]
+
+    def editions(self) -> list[str]:
+        """The language codes of the editions present, English first."""
+        return [edition.code for edition in self.present_editions()]
+
+    def site_map(self) -> SiteMap:
+        """``_toc.yml`` as sphinx-external-toc reads it for Jupyter Book."""
+        return parse_toc_yaml(self.toc_file)
+
+    def toc_entries(self) -> list[str]:
+        """The documents of ``_toc.yml`` in reading order (``chapters/en/<page>``, no suffix)."""
+        site_map = self.site_map()
+
+        def walk(document: Document) -> Iterator[str]:
+            yield document.docname
+            for tree in document.subtrees:
+                for item in tree.items:
+                    if isinstance(item, str):
+                        yield from walk(site_map[item])
+
+        return list(walk(site_map.root))
+
+    def pages(self, language: str = SOURCE_LANGUAGE) -> list[Path]:
+        """The pages (``.ipynb`` or ``.md``) of one edition, in reading order.
+
+        Raises:
+            ValueError: if a ``_toc.yml`` entry is not under ``chapters/en/``.
+            FileNotFoundError: if the edition lacks a page that ``_toc.yml`` names.
+        """
+        paths = []
+        for entry in self.toc_entries():
+            parts = Path(entry).parts
+            if parts[:2] != (CHAPTERS, SOURCE_LANGUAGE):
+                raise ValueError(f"{TOC_FILE} entry {entry!r} is not under {CHAPTERS}/{SOURCE_LANGUAGE}/")
+            stem = self.edition_dir(language).joinpath(*parts[2:])
+            found = [stem.with_suffix(suffix) for suffix in (".ipynb", ".md") if stem.with_suffix(suffix).exists()]
+            if not found:
+                raise FileNotFoundError(f"{TOC_FILE} names {entry}, but {self.relative(stem)}.ipynb/.md is missing")
+            paths.append(found[0])
+        return paths
+
+    def notebooks(self, language: str = SOURCE_LANGUAGE) -> list[Path]:
+        """The notebooks of one edition, in reading order."""
+        return [path for path in self.pages(language) if path.suffix == ".ipynb"]
+
+    def language_of(self, source: Path) -> str:
+        """The edition a source page belongs to: its folder under ``chapters/``."""
+        return source.relative_to(self.chapters).parts[0]

@@ -1,0 +1,6 @@
+"""Lecture slides of every page, edition and framework, through d2lbook's own generator.
+
+- ``decks``: derived notebooks -> d2lbook (in ``.venv-d2lbook``) -> nbconvert -> reveal.js decks in
+  the built site (``python -m booktools slides``).
+- ``d2lbook_run``: the script ``decks`` runs with d2lbook's Python; it imports nothing of the book.
+"""

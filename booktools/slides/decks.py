@@ -1,0 +1,256 @@
+"""Lecture slides of every page, edition and framework (``make slides``; ``make book`` too).
+
+What d2lbook does and what this module does:
+
+- **d2lbook** (1.0.3, in its own environment ``.venv-d2lbook``, pinned by
+  ``booktools/slides/requirements.txt``: it pins Sphinx 5.3, the book needs Sphinx 7)
+  turns each derived notebook into a *slide notebook*: ``d2lbook.slides.Slides.generate``
+  keeps the text inside the slide marks (``booktools.sources.slide_marks``), starts a
+  slide at each ``[**``, merges code cells, drops comments and ``#@save``, and
+  sets the ``slideshow`` metadata (``booktools/slides/d2lbook_run.py`` calls it);
+- **this module** feeds it the derived notebook of each page, language and
+  framework (``booktools.derive.notebooks``, with its stored outputs, so the heatmaps are
+  on the slides), less what is no lecture material: the Colab install cell,
+  the code the book hides (``hide-input``, ``hide-cell``) and the exercises
+  with their solutions (from the cell ``exercises-md`` on); then renders each slide
+  notebook to a reveal.js deck with nbconvert's ``slides`` exporter (nbconvert
+  from the same pinned environment) and makes the deck read offline: reveal.js
+  and require.js come from the npm registry, pinned by
+  ``booktools/slides/reveal/package-lock.json`` and installed by ``npm ci`` into
+  ``.venv-d2lbook/share/d2l-book/reveal``, MathJax 3 from the book's own pinned copy
+  (``booktools.website.theme.mathjax``); all are copied beside the decks.
+
+The decks go to ``_build/html/<lang>/slides/<page>-<framework>.html`` with an
+index, ``_build/html/<lang>/slides/index.html``. d2lbook's own HTML/PDF
+builder and its RISE set-up are not used: the book is built by Jupyter Book,
+and nbconvert's reveal.js export needs no notebook server.
+
+Usage::
+
+    python -m booktools slides
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+import nbformat
+
+from booktools.derive.notebooks import INSTALL_CELL_ID, derive
+from booktools.project import Project
+from booktools.sources.frameworks import FRAMEWORKS, Framework
+from booktools.sources.strings import load_strings
+from booktools.website.theme.mathjax import COMPONENT_DIRS, mathjax_source
+
+SLIDES_DIR = "slides"
+DRIVER = Path(__file__).resolve().parent / "d2lbook_run.py"
+# What of reveal.js goes beside the decks.
+REVEAL_FILES = ("dist", "plugin", "LICENSE")
+# The cell that starts the exercises (same id in every edition): the slides end before it.
+EXERCISES_CELL_ID = "exercises-md"
+HIDDEN_TAGS = {"hide-input", "hide-cell"}
+# nbconvert's reveal.js template, adapted to MathJax 3 (booktools/slides/template/d2l_reveal).
+TEMPLATES = Path(__file__).resolve().parent / "template"
+TEMPLATE = "d2l_reveal"
+INDEX_TEMPLATE = "index.html"  # the index of an edition's decks, beside the template
+
+
+class SlidesError(Exception):
+    """A tool the slides need is missing, or one of them failed."""
+
+
+@dataclass(frozen=True)
+class Deck:
+    """One deck: a page of an edition in one framework."""
+
+    language: str
+    page: str  # the page's file name without suffix: "attention-scoring-functions"
+    framework: Framework
+
+    @property
+    def name(self) -> str:
+        """The deck's file name without suffix: ``<page>-<framework>``."""
+        return f"{self.page}-{self.framework.name}"
+
+
+def deck_href(page: str, framework: Framework) -> str:
+    """Return the link to a deck from a page of the same edition."""
+    return f"{SLIDES_DIR}/{page}-{framework.name}.html"
+
+
+def all_decks(project: Project) -> list[Deck]:
+    """Return every deck the book has: each notebook page of each edition, in each framework."""
+    return [
+        Deck(language, source.stem, framework)
+        for language in project.editions()
+        for source in project.notebooks(language)
+        for framework in FRAMEWORKS
+    ]
+
+
+def d2lbook_python(project: Project) -> Path:
+    """Return the Python of the isolated d2lbook environment.
+
+    Raises:
+        SlidesError: if the environment is missing (``make slides-setup`` creates it).
+    """
+    python = project.d2lbook_env / "bin" / "python"
+    if not python.exists():
+        raise SlidesError(
+            f"{project.relative(project.d2lbook_env)} is missing: "
+            "make slides-setup creates it from booktools/slides/requirements.txt"
+        )
+    return python
+
+
+def _run(command: list[str], project: Project) -> None:
+    result = subprocess.run(command, cwd=project.root, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SlidesError(f"{' '.join(command[:3])} ... failed:\n{result.stdout}\n{result.stderr}")
+
+
+def slide_notebooks(decks: list[Deck], project: Project) -> dict[Deck, Path]:
+    """Write each deck's derived notebook and let d2lbook make its slide notebook; return those written."""
+    work = project.work_dir("slides")
+    shutil.rmtree(work, ignore_errors=True)
+    pairs: dict[Deck, tuple[Path, Path]] = {}
+    for deck in decks:
+        source = project.edition_dir(deck.language) / f"{deck.page}.ipynb"
+        notebook = derive(source, deck.framework, project, slide_marks=True)
+        notebook.cells = lecture_cells(notebook.cells)
+        notebook.metadata["title"] = f"{first_heading(notebook)} ({deck.framework.label})"
+        derived = work / "derived" / deck.language / f"{deck.name}.ipynb"
+        derived.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, derived)
+        pairs[deck] = (derived, work / "decks" / deck.language / f"{deck.name}.ipynb")
+    command = [str(d2lbook_python(project)), str(DRIVER)]
+    command += [str(path) for pair in pairs.values() for path in pair]
+    _run(command, project)
+    return {deck: target for deck, (_, target) in pairs.items() if target.exists()}
+
+
+def lecture_cells(cells: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
+    """Return the cells that go to d2lbook: up to the exercises, less the install cell and hidden code."""
+    kept = []
+    for cell in cells:
+        if cell.get("id") == EXERCISES_CELL_ID:
+            break
+        hidden = cell.cell_type == "code" and HIDDEN_TAGS & set(cell.metadata.get("tags", []))
+        if cell.get("id") != INSTALL_CELL_ID and not hidden:
+            kept.append(cell)
+    return kept
+
+
+def first_heading(notebook: nbformat.NotebookNode) -> str:
+    """Return the text of the notebook's first level-1 heading, without slide marks."""
+    from booktools.sources.slide_marks import strip_slide_marks
+
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            for line in strip_slide_marks(cell.source).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return ""
+
+
+def copy_assets(target: Path, project: Project) -> None:
+    """Copy reveal.js, require.js, jQuery and MathJax beside the decks in ``target``.
+
+    Raises:
+        SlidesError: if reveal.js is not installed (``make slides-setup`` runs ``npm ci``).
+    """
+    reveal = project.d2lbook_env / "share" / "d2l-book" / "reveal" / "node_modules"
+    if not (reveal / "reveal.js" / "dist" / "reveal.js").exists():
+        raise SlidesError(f"{project.relative(reveal)}/reveal.js is missing: make slides-setup installs it with npm ci")
+    for name in REVEAL_FILES:
+        source = reveal / "reveal.js" / name
+        if source.is_dir():
+            shutil.copytree(source, target / "reveal.js" / name, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source, target / "reveal.js" / name)
+    shutil.copy2(reveal / "requirejs" / "require.js", target / "require.js")
+    shutil.copy2(reveal / "jquery" / "dist" / "jquery.min.js", target / "jquery.min.js")
+    mathjax = mathjax_source()
+    shutil.copy2(mathjax / "tex-mml-chtml.js", target / "mathjax" / "tex-mml-chtml.js")
+    shutil.copy2(mathjax.parent / "LICENSE", target / "mathjax" / "LICENSE")
+    for name in COMPONENT_DIRS:
+        shutil.copytree(mathjax / name, target / "mathjax" / name, dirs_exist_ok=True)
+
+
+def render_decks(language: str, slide_notebooks: list[Path], target: Path, project: Project) -> None:
+    """Render an edition's slide notebooks to reveal.js decks in ``target`` with nbconvert."""
+    nbconvert = project.d2lbook_env / "bin" / "jupyter-nbconvert"
+    _run(
+        [
+            str(nbconvert),
+            "--to",
+            "slides",
+            "--output-dir",
+            str(target),
+            f"--TemplateExporter.extra_template_basedirs={TEMPLATES}",
+            f"--template={TEMPLATE}",
+            "--SlidesExporter.reveal_url_prefix=reveal.js",
+            "--SlidesExporter.reveal_scroll=True",
+            "--SlidesExporter.reveal_theme=white",  # its fonts come with reveal.js ("simple" loads Google's)
+            "--HTMLExporter.require_js_url=require.js",
+            "--HTMLExporter.jquery_url=jquery.min.js",
+            "--HTMLExporter.mathjax_url=mathjax/tex-mml-chtml.js",
+            *map(str, slide_notebooks),
+        ],
+        project,
+    )
+    for notebook in slide_notebooks:
+        deck = target / f"{notebook.stem}.slides.html"
+        text = deck.read_text(encoding="utf-8")
+        text = text.replace('<html lang="en">', f'<html lang="{language}">', 1)
+        deck.with_name(f"{notebook.stem}.html").write_text(text, encoding="utf-8")
+        deck.unlink()
+
+
+def write_index(language: str, label: str, decks: list[Deck], target: Path, titles: dict[Deck, str]) -> Path:
+    """Write ``target/index.html``, linking every deck of the edition (``label``: "Slides" in its language)."""
+    template = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, keep_trailing_newline=True
+    ).get_template(INDEX_TEMPLATE)
+    links = [{"href": f"{deck.name}.html", "title": titles[deck]} for deck in decks]
+    index = target / "index.html"
+    index.write_text(template.render(language=language, label=label, decks=links), encoding="utf-8")
+    return index
+
+
+def build(site: Path, project: Project) -> list[Path]:
+    """Build every deck into ``site/<lang>/slides/``; return the decks written."""
+    decks = all_decks(project)
+    made = slide_notebooks(decks, project)
+    written = []
+    for language in project.editions():
+        mine = [deck for deck in decks if deck.language == language and deck in made]
+        if not mine:
+            continue
+        target = site / language / SLIDES_DIR
+        shutil.rmtree(target, ignore_errors=True)
+        (target / "reveal.js").mkdir(parents=True)
+        (target / "mathjax").mkdir()
+        copy_assets(target, project)
+        render_decks(language, [made[deck] for deck in mine], target, project)
+        titles = {deck: json.loads(made[deck].read_text(encoding="utf-8"))["metadata"]["title"] for deck in mine}
+        write_index(language, load_strings(project, language).slides, mine, target, titles)
+        written += [target / f"{deck.name}.html" for deck in mine]
+    return written
+
+
+def run(project: Project) -> int:
+    """``python -m booktools slides``: every deck into the built site; 0 built, 1 failed."""
+    try:
+        written = build(project.site_dir, project)
+    except SlidesError as error:
+        print(f"make slides: {error}", file=sys.stderr)
+        return 1
+    print(f"slides: {len(written)} decks under {project.relative(project.site_dir)}/<lang>/{SLIDES_DIR}/")
+    return 0

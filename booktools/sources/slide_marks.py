@@ -1,0 +1,44 @@
+"""d2lbook's slide marks in markdown: what the book shows and which marks a cell has.
+
+In a markdown cell ``[**text**]`` starts a slide with ``text`` and ``(**text**)``
+adds ``text`` to the current slide; ``[~~text~~]`` and ``(~~text~~)`` do the same
+for text meant for the slides only. ``d2lbook.slides`` reads the marks to make the
+slides (``booktools.slides.decks``); the book shows ``text`` without the marks and drops
+the slides-only text (:func:`strip_slide_marks`, used by ``booktools.website.pages``).
+The translation checker compares :func:`mark_kinds` of each cell with English, so
+every edition has the same slides.
+"""
+
+from __future__ import annotations
+
+import re
+
+# One mark: its opening, its text (which may span lines, never another mark) and its closing.
+MARK = re.compile(r"(\[\*\*|\(\*\*|\[~~|\(~~)(.*?)(\*\*\]|\*\*\)|~~\]|~~\))", re.DOTALL)
+CLOSING = {"[**": "**]", "(**": "**)", "[~~": "~~]", "(~~": "~~)"}
+SLIDES_ONLY = ("[~~", "(~~")
+
+
+def _marks(text: str) -> list[re.Match[str]]:
+    return [match for match in MARK.finditer(text) if CLOSING[match.group(1)] == match.group(3)]
+
+
+def strip_slide_marks(text: str, keep_slides_only: bool = False) -> str:
+    """Return ``text`` as the book shows it: marked text unmarked, slides-only text dropped.
+
+    With ``keep_slides_only``, the slides-only text is unmarked and kept too (the
+    translation checker reads every word a reader may see, on a page or a slide).
+    """
+    result, last = [], 0
+    for match in _marks(text):
+        result.append(text[last : match.start()])
+        if keep_slides_only or match.group(1) not in SLIDES_ONLY:
+            result.append(match.group(2))
+        last = match.end()
+    result.append(text[last:])
+    return "".join(result)
+
+
+def mark_kinds(text: str) -> list[str]:
+    """Return the openings of the slide marks in ``text``, in order (e.g. ``["[**", "(**"]``)."""
+    return [match.group(1) for match in _marks(text)]

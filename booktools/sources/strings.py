@@ -1,0 +1,115 @@
+"""The interface strings of each edition: ``chapters/<lang>/strings.yml``, one file per edition.
+
+Everything the site itself says around the pages (the buttons of the code cells,
+the Live code button and its messages, the link to the slides, the API page's
+title and introduction) is in its edition's file, English included, and nowhere
+else. A file that lacks a string, or has one the schema does not know, fails
+the build naming the file and the key (``booktools.sources.schema``): no edition
+silently falls back to English. The strings of the library itself (the quiz's
+controls) ship with ``d2l_lib`` as package data (``d2l_lib/messages/<lang>.json``),
+so that a notebook in Colab has them too; they are checked with the editions here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from booktools.project import Project
+from booktools.sources.schema import load
+
+__all__ = ["ApiStrings", "EditionStrings", "LiveStrings", "check_library_messages", "load_strings", "sphinx_settings"]
+
+
+@dataclass(frozen=True)
+class LiveStrings:
+    """The Live code button and its status messages (``booktools.website.theme.live``)."""
+
+    button: str
+    button_title: str
+    starting: str  # {framework}
+    ready: str  # {framework}
+    running: str
+    done: str  # {framework}
+    failed: str  # {error}
+    no_server: str
+    other_framework: str  # {framework}
+    run: str
+    run_label: str  # {number}
+    run_all: str
+    restart: str
+    editor: str  # {number}
+    output: str  # {number}
+
+
+@dataclass(frozen=True)
+class ApiStrings:
+    """The API reference page (``booktools.website.api_docs``)."""
+
+    title: str
+    introduction: str
+    defined_in: str
+
+
+@dataclass(frozen=True)
+class EditionStrings:
+    """Every interface string of one edition."""
+
+    code_prompt_show: str  # myst-nb's button on a collapsed code cell ({type} may name what it hides)
+    code_prompt_hide: str
+    toggle_hint: str  # sphinx-togglebutton's hint on a collapsed solution
+    toggle_hint_hide: str
+    slides: str  # "Slides": the link on every page, the landing page and the decks' index
+    api: ApiStrings
+    live: LiveStrings
+
+
+def load_strings(project: Project, language: str) -> EditionStrings:
+    """Read and validate the interface strings of edition ``language``.
+
+    Raises:
+        booktools.sources.schema.ConfigError: if the file is missing, or lacks or misspells a key.
+    """
+    path = project.strings_file(language)
+    return load(path, EditionStrings, project.relative(path))
+
+
+def sphinx_settings(strings: EditionStrings) -> dict[str, Any]:
+    """The Sphinx settings that carry an edition's strings into its build (the slides link is in the pages)."""
+    return {
+        "nb_code_prompt_show": strings.code_prompt_show,
+        "nb_code_prompt_hide": strings.code_prompt_hide,
+        "togglebutton_hint": strings.toggle_hint,
+        "togglebutton_hint_hide": strings.toggle_hint_hide,
+        "book_live_strings": dataclasses.asdict(strings.live),
+        "book_api_strings": dataclasses.asdict(strings.api),
+    }
+
+
+def _keys(data: object, prefix: str = "") -> set[str]:
+    if not isinstance(data, dict):
+        return {prefix}
+    return {key for name, value in data.items() for key in _keys(value, f"{prefix}{name}.")}
+
+
+def check_library_messages(project: Project) -> list[str]:
+    """Check that every edition has the library's messages, with the same keys as English; return the problems."""
+    problems = []
+    files = {code: project.library_messages_file(code) for code in project.editions()}
+    english = files.pop(next(iter(files)))
+    try:
+        want = _keys(json.loads(english.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as error:
+        return [f"{project.relative(english)}: {error}"]
+    for path in files.values():
+        name = project.relative(path)
+        try:
+            have = _keys(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as error:
+            problems.append(f"{name}: {error}")
+            continue
+        problems += [f"{name}: missing {key.rstrip('.')}" for key in sorted(want - have)]
+        problems += [f"{name}: unknown {key.rstrip('.')} (not in English)" for key in sorted(have - want)]
+    return problems

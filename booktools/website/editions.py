@@ -1,0 +1,155 @@
+"""The Jupyter Book configuration of each edition, derived from ``_config.yml`` and ``_toc.yml``.
+
+Only what differs between editions is derived (``booktools.website.build`` writes the result to
+``_build/editions/<code>/`` and builds from it):
+
+- the language (Sphinx ``language``, hence ``<html lang>``, the theme's translations
+  and the search index) and the book's title;
+- the table of contents, whose ``chapters/en/`` entries point at the edition's own
+  pages (the edition's folder is the source folder of its build);
+- ``repository.path_to_book``, so that each "open in Colab" button opens
+  ``notebooks/<code>/<framework>/<page>.ipynb`` of the repository;
+- the values ``booktools.website.theme`` needs for the language switcher, and paths made
+  absolute (the bibliography, local extensions).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import posixpath
+from pathlib import Path
+from typing import Any
+
+import yaml
+from sphinx_external_toc.api import Document, FileItem, GlobItem, SiteMap, TocTree
+from sphinx_external_toc.parsing import create_toc_dict
+
+from booktools.project import SOURCE_LANGUAGE, Project
+from booktools.sources import config as book_config
+from booktools.sources.config import Edition
+from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
+from booktools.sources.strings import load_strings, sphinx_settings
+
+
+class BuildError(Exception):
+    """The configuration or an edition's files do not allow a build."""
+
+
+def load_yaml(path: Path) -> dict[str, Any]:
+    """Read a YAML mapping."""
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
+def configured_editions(config: dict[str, Any]) -> list[Edition]:
+    """Return the editions ``_config.yml`` (read as ``config``) lists, English first.
+
+    Raises:
+        BuildError: if the settings booktools reads are invalid (``booktools.sources.config``).
+    """
+    try:
+        return book_config.configured_editions(book_config.parse(config))
+    except book_config.ConfigError as error:
+        raise BuildError(str(error)) from error
+
+
+def editions_to_build(config: dict[str, Any], project: Project) -> list[Edition]:
+    """Return the configured editions whose folder exists, checking each has every page.
+
+    Raises:
+        BuildError: if a folder under ``chapters/`` is not a configured edition,
+            or an edition lacks a page that ``_toc.yml`` names.
+    """
+    configured = {edition.code: edition for edition in configured_editions(config)}
+    try:
+        present = project.editions()
+    except book_config.ConfigError as error:
+        raise BuildError(str(error)) from error
+    for code in present:
+        try:
+            project.pages(code)
+        except (FileNotFoundError, ValueError) as error:
+            raise BuildError(f"edition {code!r}: {error}") from error
+    return [configured[code] for code in configured if code in present]
+
+
+def _retarget(entry: str, project: Project) -> str:
+    prefix = f"{project.relative(project.edition_dir(SOURCE_LANGUAGE))}/"
+    if not entry.startswith(prefix):
+        raise BuildError(f"{project.relative(project.toc_file)} entry {entry!r} is not under {prefix}")
+    return entry[len(prefix) :]
+
+
+def _retarget_tree(tree: TocTree, project: Project) -> TocTree:
+    items = [
+        GlobItem(_retarget(item, project))
+        if isinstance(item, GlobItem)
+        else FileItem(_retarget(item, project))
+        if isinstance(item, FileItem)
+        else item
+        for item in tree.items
+    ]
+    return dataclasses.replace(tree, items=items)
+
+
+def edition_toc(project: Project) -> dict[str, Any]:
+    """Return ``_toc.yml`` with every page path made relative to the edition's folder.
+
+    ``chapters/en/attention-scoring-functions`` becomes
+    ``attention-scoring-functions``; the edition's folder is the source folder of
+    its build, so the same table of contents serves every edition. The file is read
+    and written by sphinx-external-toc, as Jupyter Book reads it.
+
+    Raises:
+        BuildError: if an entry is not an English page.
+    """
+    site_map = project.site_map()
+    documents = [
+        Document(
+            _retarget(document.docname, project),
+            [_retarget_tree(tree, project) for tree in document.subtrees],
+            document.title,
+        )
+        for document in site_map.values()
+    ]
+    root = _retarget(site_map.root.docname, project)
+    retargeted = SiteMap(next(d for d in documents if d.docname == root), site_map.meta, site_map.file_format)
+    for document in documents:
+        retargeted[document.docname] = document
+    toc: dict[str, Any] = create_toc_dict(retargeted)
+    return toc
+
+
+def edition_config(config: dict[str, Any], edition: Edition, built: list[Edition], project: Project) -> dict[str, Any]:
+    """Return the Jupyter Book configuration of ``edition``, derived from ``_config.yml``.
+
+    ``built`` lists every edition of this build, for the language switcher.
+    """
+    derived = copy.deepcopy(config)
+    derived.pop("editions", None)
+    derived["title"] = edition.title
+    if "bibtex_bibfiles" in derived:
+        derived["bibtex_bibfiles"] = [str((project.root / path).resolve()) for path in derived["bibtex_bibfiles"]]
+
+    repository = derived.setdefault("repository", {})
+    book_path = repository.get("path_to_book") or ""
+    # The Colab button opens the derived notebook of the default framework; the page's
+    # script (theme/static/framework-colab.js) swaps in the framework the reader chose.
+    repository["path_to_book"] = posixpath.join(
+        book_path, project.relative(project.notebooks_dir), edition.code, DEFAULT_FRAMEWORK.name
+    ).strip("/")
+
+    sphinx = derived.setdefault("sphinx", {})
+    local = sphinx.get("local_extensions") or {}
+    sphinx["local_extensions"] = {name: str((project.root / path).resolve()) for name, path in local.items()}
+    sphinx_config = sphinx.get("config") or {}
+    sphinx_config.update(edition.config)  # the edition's own Sphinx settings, if any
+    sphinx_config.update(sphinx_settings(load_strings(project, edition.code)))  # its interface strings
+    sphinx_config.update(
+        language=edition.code,
+        project=edition.title,
+        book_edition=edition.code,
+        book_editions=[{"code": other.code, "name": other.name, "title": other.title} for other in built],
+    )
+    sphinx["config"] = sphinx_config
+    return derived

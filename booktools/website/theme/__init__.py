@@ -1,0 +1,160 @@
+"""Sphinx extension that turns one Jupyter Book edition into a site of its language.
+
+``booktools.website.build`` loads it into every edition's build (``sphinx.local_extensions``
+of the derived configuration) and passes two configuration values:
+
+- ``book_edition``: the language code of the edition being built (``"ko"``);
+- ``book_editions``: every edition, as ``{"code", "name", "title"}`` mappings.
+
+It then
+
+- adds a language switcher to the header of every page, leading to the same page
+  in the other editions (``templates/edition-switcher.html``), and ``hreflang``
+  alternate links to the page head;
+- puts the search box text in the edition's language: Jupyter Book fixes it to
+  the English "Search this book...", and sphinx-book-theme's own catalog has no
+  "Search" for Indonesian or Korean, so Sphinx's translation stands in;
+- serves MathJax from the site itself (``booktools.website.theme.mathjax``);
+- drops sphinx-thebe's Thebe loader, whose script points at a CDN: the
+  book's own Live code button loads Thebe from the site (``booktools.website.theme.live``);
+- registers a Korean search language (``booktools.website.theme.search``);
+- shows each group of framework cells as synchronised tabs, and points the Colab
+  button at the chosen framework's notebook (``booktools.website.theme.tabs``);
+- writes the build's warnings, and only those, to ``book_warning_file``
+  (``booktools.website.theme.warning_file``), which ``booktools.website.build`` reads;
+- fixes what axe-core finds in the pages (``booktools.website.theme.a11y``), among them
+  two components of pydata-sphinx-theme overridden in ``templates/``
+  (``search-button-field.html``, ``theme-switcher.html``; each says why).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.locale import _ as sphinx_translation
+from sphinx.locale import get_translation
+
+from booktools.website.theme.a11y import setup_a11y
+from booktools.website.theme.live import setup_live
+from booktools.website.theme.mathjax import copy_mathjax
+from booktools.website.theme.search import SearchKorean
+from booktools.website.theme.tabs import setup_tabs
+from booktools.website.theme.warning_file import setup_warning_file
+
+HERE = Path(__file__).resolve().parent
+SWITCHER_TEMPLATE = "edition-switcher.html"
+ALTERNATES_TEMPLATE = "edition-alternates.html"  # the <link rel="alternate" hreflang> of the other editions
+# Jupyter Book's default, in English whatever the language; see drop_fixed_search_text.
+JUPYTER_BOOK_SEARCH_TEXT = "Search this book..."
+THEBE_ASSETS = ("sphinx-thebe.js", "sphinx-thebe.css")
+BOOK_THEME_CATALOG = "booktheme"
+
+
+def edition_links(app: Sphinx, pagename: str) -> list[dict[str, Any]]:
+    """Return the switcher's links for ``pagename``: one per edition, this one marked.
+
+    Every edition is built into a sibling folder (``_build/html/<code>/``) from the
+    same table of contents, so the same page of another edition is found at the
+    same path under ``../<code>/``.
+    """
+    target = app.builder.get_target_uri(pagename)
+    here = posixpath.dirname(pagename) or "."
+    links = []
+    for edition in app.config.book_editions:
+        code = edition["code"]
+        links.append(
+            {
+                "code": code,
+                "name": edition["name"],
+                "url": posixpath.relpath(f"../{code}/{target}", here),
+                "current": code == app.config.book_edition,
+            }
+        )
+    return links
+
+
+def drop_fixed_search_text(app: Sphinx, config: Config) -> None:
+    """Remove Jupyter Book's English search box text, so that the page gets a translated one."""
+    options = config.html_theme_options
+    if options.get("search_bar_text") == JUPYTER_BOOK_SEARCH_TEXT:
+        del options["search_bar_text"]
+
+
+def search_text() -> str:
+    """Return "Search..." in the build's language: the book theme's word, else Sphinx's."""
+    word = str(get_translation(BOOK_THEME_CATALOG)("Search"))
+    if word == "Search":
+        word = str(sphinx_translation("Search"))
+    return f"{word}..."
+
+
+def add_theme_files(app: Sphinx, config: Config) -> None:
+    """Serve ``static/``, and look templates up in ``templates/`` before the theme's own."""
+    config.templates_path.insert(0, str(HERE / "templates"))
+    config.html_static_path.append(str(HERE / "static"))
+
+
+def add_switcher_to_header(app: Sphinx, config: Config) -> None:
+    """Put the language switcher at the end of the article header, after the theme's buttons."""
+    if not config.book_editions:
+        return
+    options = config.html_theme_options
+    items = options.get("article_header_end", "article-header-buttons.html")
+    if isinstance(items, str):
+        items = [item.strip() for item in items.split(",") if item.strip()]
+    if SWITCHER_TEMPLATE not in items:
+        options["article_header_end"] = [*items, SWITCHER_TEMPLATE]
+    app.add_css_file("edition-switcher.css")
+
+
+def _is_thebe_asset(asset: Any) -> bool:
+    filename = str(getattr(asset, "filename", asset) or "")
+    body = str(getattr(asset, "attributes", {}).get("body", ""))
+    return filename.endswith(THEBE_ASSETS) or "THEBE_JS_URL" in body
+
+
+def translate_search_box(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """Set the search box text in the edition's language, unless ``_config.yml`` sets one."""
+    if app.builder.format == "html" and "search_bar_text" not in app.config.html_theme_options:
+        context["theme_search_bar_text"] = search_text()
+
+
+def update_page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """Give the templates the switcher links; drop the unused Thebe assets."""
+    if app.builder.format != "html":
+        return
+    for key in ("script_files", "css_files"):
+        # In place: later handlers (MathJax's among them) add to this very list.
+        if isinstance(context.get(key), list):
+            context[key][:] = [asset for asset in context[key] if not _is_thebe_asset(asset)]
+    if not app.config.book_editions:
+        return
+    links = edition_links(app, pagename)
+    context["book_edition_links"] = links
+    context["book_edition_label"] = " · ".join(link["name"] for link in links)
+    alternates = app.builder.templates.render(ALTERNATES_TEMPLATE, {"links": links})
+    context["metatags"] = context.get("metatags", "") + alternates.strip() + "\n"
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the configuration values, events and the Korean search language."""
+    setup_warning_file(app)
+    app.add_config_value("book_edition", "", "html", types=[str])
+    app.add_config_value("book_editions", [], "html", types=[list])
+    app.add_search_language(SearchKorean)
+    app.connect("config-inited", drop_fixed_search_text)
+    app.connect("config-inited", add_theme_files)
+    app.connect("config-inited", add_switcher_to_header)
+    # Before pydata-sphinx-theme (priority 500) drops header templates that render empty.
+    app.connect("html-page-context", update_page_context, priority=400)
+    # After sphinx-book-theme (priority 500) has set its untranslated search text.
+    app.connect("html-page-context", translate_search_box, priority=600)
+    app.connect("build-finished", copy_mathjax)
+    setup_tabs(app)
+    setup_a11y(app)
+    setup_live(app)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

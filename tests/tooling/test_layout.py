@@ -1,0 +1,108 @@
+"""The shape of ``booktools/``: one entry point, stage packages, small modules, each path spelled once.
+
+These hold the layout ``docs/architecture.md`` describes, so that it cannot drift
+back into a flat folder of peer modules that each derive their own paths.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from booktools import __main__ as entry
+from booktools.project import BUILD, CHAPTERS, CONFIG_FILE, D2LBOOK_ENV, LIBRARY, NOTEBOOKS, TOC_FILE, Project
+
+PROJECT = Project.here()
+PACKAGE = PROJECT.root / "booktools"
+MODULES = sorted(path for path in PACKAGE.rglob("*.py") if "__pycache__" not in path.parts)
+MAX_LINES = 300
+# The names of the project's files and folders: spelled in booktools/project.py only.
+PATH_NAMES = (BUILD, CHAPTERS, CONFIG_FILE, D2LBOOK_ENV, LIBRARY, NOTEBOOKS, TOC_FILE)
+# Strings that are such a name but not a path of the project: Jupyter Book's own output
+# folder inside an edition's work folder, the toc's `chapters` key, and the default
+# file name a config error names.
+NOT_PATHS = {
+    ("website/build.py", BUILD),
+    ("website/api_docs.py", CHAPTERS),
+    ("website/build.py", CONFIG_FILE),
+    ("website/build.py", TOC_FILE),
+    ("sources/config.py", CONFIG_FILE),
+    ("__main__.py", NOTEBOOKS),  # the verb
+}
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    """The ids of the docstring constants of a module, its classes and its functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def test_the_top_of_booktools_holds_at_most_four_modules_and_the_rest_lives_in_stage_packages() -> None:
+    top = sorted(path.name for path in PACKAGE.glob("*.py"))
+    packages = sorted(path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file())
+    assert len(top) <= 4, top
+    assert len(packages) >= 4, packages
+    assert {"__init__.py", "__main__.py", "project.py"} <= set(top)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda path: path.relative_to(PACKAGE).as_posix())
+def test_no_module_is_longer_than_three_hundred_lines(path: Path) -> None:
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)}: {lines} lines; split it by job"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda path: path.relative_to(PACKAGE).as_posix())
+def test_the_project_s_paths_are_spelled_in_project_py_only(path: Path) -> None:
+    name = path.relative_to(PACKAGE).as_posix()
+    if name == "project.py":
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = _docstrings(tree)
+    found = [
+        f"line {node.lineno}: {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and any(
+            (node.value == path_name or node.value.startswith(f"{path_name}/")) and (name, path_name) not in NOT_PATHS
+            for path_name in PATH_NAMES
+        )
+    ]
+    assert not found, f"{name} spells a path of the project; ask the Project instead: {found}"
+
+
+def test_every_makefile_target_that_runs_booktools_calls_a_verb() -> None:
+    makefile = (PROJECT.root / "Makefile").read_text(encoding="utf-8")
+    calls = re.findall(r"-m booktools(\S*)(?: (\S+))?", makefile)
+    verbs = {verb.name for verb in entry.VERBS}
+    assert calls, "the Makefile runs no booktools verb"
+    assert [call for call, _ in calls if call] == [], "a module path instead of `python -m booktools <verb>`"
+    assert {verb for _, verb in calls} <= verbs, sorted({verb for _, verb in calls} - verbs)
+
+
+def test_help_lists_every_verb_with_its_one_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "booktools", "--help"], cwd=PROJECT.root, capture_output=True, text=True, check=True
+    )
+    listed = " ".join(result.stdout.split())
+    for verb in entry.VERBS:
+        assert f"{verb.name} {verb.help}" in listed, verb.name
+
+
+def test_an_unknown_verb_is_refused_with_the_list_of_verbs() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "booktools", "bake"], cwd=PROJECT.root, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 2
+    assert "invalid choice: 'bake'" in result.stderr and "lib" in result.stderr
