@@ -118,8 +118,14 @@ lint: setup
 	$(PY) -m mypy d2l_lib
 
 # --durations lists the slowest tests, so that where CI's time goes shows in its log.
+# pytest-xdist runs the tests in PYTEST_WORKERS processes (CI's machine has two cores);
+# --dist loadfile keeps each file in one worker, in order: a notebook's cells share its
+# kernel, and a module's fixtures (its servers, the Colab environments) are made once.
+# The site is built once for all workers (tests/book/conftest.py). PYTEST_WORKERS=0 runs
+# everything in this process, as before.
+PYTEST_WORKERS ?= 2
 pytest: setup
-	$(PY) -m pytest --nbval --nbval-kernel-name $(KERNEL) --durations=15
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval --nbval-kernel-name $(KERNEL) --durations=15
 
 clean:
 	rm -rf _build .pytest_cache .ruff_cache

@@ -31,6 +31,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
+from filelock import FileLock
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
@@ -142,16 +143,21 @@ def installed(python: Path) -> set[str]:
 
 
 def make_colab_venv(framework: Framework) -> Path:
-    """The Python of the simulated Colab of ``framework``, made if missing or made from other pins."""
+    """The Python of the simulated Colab of ``framework``, made if missing or made from other pins.
+
+    One process at a time (a file lock beside the folder), should two pytest processes ask at once.
+    """
     folder = colab_venv(framework)
     python = folder / "bin" / "python"
     packages = pinned(framework)
     stamp = folder / "colab-packages.json"
-    if not (python.exists() and stamp.exists() and json.loads(stamp.read_text()) == packages):
-        shutil.rmtree(folder, ignore_errors=True)
-        venv.EnvBuilder(with_pip=True, clear=True).create(folder)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *packages], check=True)
-        stamp.write_text(json.dumps(packages))
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(folder.with_name(f"{folder.name}.lock")):
+        if not (python.exists() and stamp.exists() and json.loads(stamp.read_text()) == packages):
+            shutil.rmtree(folder, ignore_errors=True)
+            venv.EnvBuilder(with_pip=True, clear=True).create(folder)
+            subprocess.run([str(python), "-m", "pip", "install", "--quiet", *packages], check=True)
+            stamp.write_text(json.dumps(packages))
     return python
 
 
