@@ -261,7 +261,13 @@ def test_the_chapter_alone_runs_in_a_colab_like_environment(tmp_path: Path, fram
         allow_errors=False,
         resources={"metadata": {"path": str(folder)}},
     )
-    client.execute(env=kernel_environment(python, source.as_uri()))
+    try:
+        client.execute(env=kernel_environment(python, source.as_uri()))
+    finally:
+        # nbclient leaves a kernel manager it was given running (until the process exits):
+        # the kernel is stopped here, also when a cell failed.
+        if manager.has_kernel:
+            manager.shutdown_kernel(now=True)
 
     errors = [
         output
