@@ -11,7 +11,8 @@ framework (``COLAB_PACKAGES``) and ``d2l_lib`` not. Its install cell must instal
 track, copied to a scratch folder so that pip's build leaves the work tree alone),
 without adding any other package, and every cell must run. Each environment is
 made once in ``_build/colab-venv-<framework>`` (the frameworks take minutes to
-unpack), remade only when its pins change, and ``d2l_lib`` is uninstalled from it
+unpack; ``tools/pip_install.py`` installs them, with uv where the book's environment
+has it), remade only when its pins change, and ``d2l_lib`` is uninstalled from it
 before each run.
 """
 
@@ -63,6 +64,9 @@ OTHER_FRAMEWORKS = {
 }
 NOT_ON_COLAB = {"d2l-lib", "d2l", "jupyter-book", "sphinx", "pytest", "nbval"}
 KERNEL = "colab-simulation"
+# pip install, done by the book environment's uv from the package sources of pip's configuration
+# (pip without uv): the environments hold what pip would install in them, made in a fraction of the time.
+INSTALL = ROOT / "tools" / "pip_install.py"
 CHAPTER = "attention-scoring-functions.ipynb"
 
 
@@ -142,6 +146,11 @@ def installed(python: Path) -> set[str]:
     return {normalized(package["name"]) for package in json.loads(listed.stdout)}
 
 
+def installer_environment() -> dict[str, str]:
+    """The environment of ``INSTALL``: uv is the book environment's (beside this Python), if it has one."""
+    return {**os.environ, "UV": str(Path(sys.executable).parent / "uv")}
+
+
 def make_colab_venv(framework: Framework) -> Path:
     """The Python of the simulated Colab of ``framework``, made if missing or made from other pins.
 
@@ -156,7 +165,7 @@ def make_colab_venv(framework: Framework) -> Path:
         if not (python.exists() and stamp.exists() and json.loads(stamp.read_text()) == packages):
             shutil.rmtree(folder, ignore_errors=True)
             venv.EnvBuilder(with_pip=True, clear=True).create(folder)
-            subprocess.run([str(python), "-m", "pip", "install", "--quiet", *packages], check=True)
+            subprocess.run([str(python), str(INSTALL), "--quiet", *packages], env=installer_environment(), check=True)
             stamp.write_text(json.dumps(packages))
     return python
 
