@@ -39,6 +39,7 @@ SWITCHES = {"no-index": ["--no-index"], "pre": ["--prerelease", "allow"]}
 NO_EFFECT = {
     "break-system-packages",
     "cache-dir",
+    "config-file",  # PIP_CONFIG_FILE: where pip config list read the rest from
     "disable-pip-version-check",
     "no-cache-dir",
     "no-color",
@@ -128,6 +129,8 @@ def main(arguments: list[str]) -> int:
             flags, variables = uv_arguments(pip_options(python))
         except ValueError as error:
             reason = str(error)
+        except (subprocess.CalledProcessError, SyntaxError) as error:
+            reason = f"pip config list: {error}"
         else:
             command = [uv, "pip", "install", "--no-config", "--python", python]
             command += ["--index-strategy", "unsafe-best-match", *flags, *arguments]
