@@ -2,7 +2,9 @@
 
 The site is built once per session, and only when ``_build/html`` is missing or
 was built from other files than the ones in the tree (``booktools.website.build.is_current``),
-so ``make book && make test`` builds once. With ``CI=true`` a missing browser
+so ``make book && make test`` builds once. Under a file lock: pytest-xdist's workers
+(``make test`` runs two) and the pytest runs that tests start share the one build,
+the first to ask builds and the others wait for it. With ``CI=true`` a missing browser
 fails the browser tests instead of skipping them.
 """
 
@@ -22,6 +24,7 @@ from pathlib import Path
 import psutil
 import pytest
 import yaml
+from filelock import FileLock
 
 from booktools.project import BUILD_INPUTS, Project
 from booktools.servers import serve
@@ -40,6 +43,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = PROJECT.work_dir("screenshots")
+# Held while the site is checked and built (the ``site`` fixture): one build for every process.
+SITE_LOCK = PROJECT.build_dir / "site.lock"
 
 
 def in_ci() -> bool:
@@ -62,13 +67,19 @@ def book_config() -> dict:
 
 @pytest.fixture(scope="session")
 def site() -> Path:
-    """The built site (``_build/html``), built now if missing or stale."""
-    if not build.is_current(PROJECT):
-        result = subprocess.run(
-            [sys.executable, "-m", "booktools", "book"], cwd=PROJECT.root, check=False, capture_output=True, text=True
-        )
-        if result.returncode != 0:
-            pytest.fail(f"make book failed:\n{result.stdout}\n{result.stderr}")
+    """The built site (``_build/html``), built now if missing or stale, by one process at a time."""
+    SITE_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(SITE_LOCK):
+        if not build.is_current(PROJECT):
+            result = subprocess.run(
+                [sys.executable, "-m", "booktools", "book"],
+                cwd=PROJECT.root,
+                check=False,
+                capture_output=True,
+                text=True,
+            )
+            if result.returncode != 0:
+                pytest.fail(f"make book failed:\n{result.stdout}\n{result.stderr}")
     return PROJECT.site_dir
 
 

@@ -11,7 +11,8 @@ framework (``COLAB_PACKAGES``) and ``d2l_lib`` not. Its install cell must instal
 track, copied to a scratch folder so that pip's build leaves the work tree alone),
 without adding any other package, and every cell must run. Each environment is
 made once in ``_build/colab-venv-<framework>`` (the frameworks take minutes to
-unpack), remade only when its pins change, and ``d2l_lib`` is uninstalled from it
+unpack; ``tools/pip_install.py`` installs them, with uv where the book's environment
+has it), remade only when its pins change, and ``d2l_lib`` is uninstalled from it
 before each run.
 """
 
@@ -31,6 +32,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
+from filelock import FileLock
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
@@ -63,6 +65,9 @@ OTHER_FRAMEWORKS = {
 }
 NOT_ON_COLAB = {"d2l-lib", "d2l", "jupyter-book", "sphinx", "pytest", "nbval"}
 KERNEL = "colab-simulation"
+# pip install, done by the book environment's uv from the package sources of pip's configuration
+# (pip without uv): the environments hold what pip would install in them, made in a fraction of the time.
+INSTALL = PROJECT.root / "tools" / "pip_install.py"
 CHAPTER = "attention-scoring-functions.ipynb"
 
 
@@ -142,17 +147,27 @@ def installed(python: Path) -> set[str]:
     return {normalized(package["name"]) for package in json.loads(listed.stdout)}
 
 
+def installer_environment() -> dict[str, str]:
+    """The environment of ``INSTALL``: uv is the book environment's (beside this Python), if it has one."""
+    return {**os.environ, "UV": str(Path(sys.executable).parent / "uv")}
+
+
 def make_colab_venv(framework: Framework) -> Path:
-    """The Python of the simulated Colab of ``framework``, made if missing or made from other pins."""
+    """The Python of the simulated Colab of ``framework``, made if missing or made from other pins.
+
+    One process at a time (a file lock beside the folder), should two pytest processes ask at once.
+    """
     folder = colab_venv(framework)
     python = folder / "bin" / "python"
     packages = pinned(framework)
     stamp = folder / "colab-packages.json"
-    if not (python.exists() and stamp.exists() and json.loads(stamp.read_text()) == packages):
-        shutil.rmtree(folder, ignore_errors=True)
-        venv.EnvBuilder(with_pip=True, clear=True).create(folder)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *packages], check=True)
-        stamp.write_text(json.dumps(packages))
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(folder.with_name(f"{folder.name}.lock")):
+        if not (python.exists() and stamp.exists() and json.loads(stamp.read_text()) == packages):
+            shutil.rmtree(folder, ignore_errors=True)
+            venv.EnvBuilder(with_pip=True, clear=True).create(folder)
+            subprocess.run([str(python), str(INSTALL), "--quiet", *packages], env=installer_environment(), check=True)
+            stamp.write_text(json.dumps(packages))
     return python
 
 
@@ -256,7 +271,13 @@ def test_the_chapter_alone_runs_in_a_colab_like_environment(tmp_path: Path, fram
         allow_errors=False,
         resources={"metadata": {"path": str(folder)}},
     )
-    client.execute(env=kernel_environment(python, source.as_uri()))
+    try:
+        client.execute(env=kernel_environment(python, source.as_uri()))
+    finally:
+        # nbclient leaves a kernel manager it was given running (until the process exits):
+        # the kernel is stopped here, also when a cell failed.
+        if manager.has_kernel:
+            manager.shutdown_kernel(now=True)
 
     errors = [
         output
