@@ -2,7 +2,7 @@
 
 Whatever booktools needs to know about a markdown cell (its headings and their
 labels here; what the translation checker compares, in
-``booktools.checks.translations.myst``) comes from the tokens of this parser, the
+``booktools.checks.translations.markdown``) comes from the tokens of this parser, the
 one Jupyter Book renders the pages with, never from a regular expression over lines.
 """
 

@@ -25,7 +25,7 @@ line number inside a problem is that of the paragraph or comment.
 One job per module:
 
 - ``glossary``: ``chapters/glossary.yml``, its schema, its terms and style rules per language;
-- ``myst``: what a markdown cell shares with English, from the tokens of the MyST parser (``booktools.sources.myst``);
+- ``markdown``: what a markdown cell shares with English, from the MyST parser's tokens (``sources.myst``);
 - ``prose``: sentences, and whether one is still English;
 - ``pycode``: code without comments and docstrings, and the prose in them;
 - ``cells``: a page's cells, matched with their English originals by id;

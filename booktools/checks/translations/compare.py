@@ -26,7 +26,7 @@ from typing import Any
 
 from booktools.checks.translations.cells import Cell
 from booktools.checks.translations.glossary import StyleRule, Term
-from booktools.checks.translations.myst import Markdown, parse_markdown
+from booktools.checks.translations.markdown import Markdown, parse_markdown
 from booktools.checks.translations.prose import (
     MIN_COPIED_WORDS,
     copied_from_english,

@@ -1,10 +1,10 @@
-"""Markdown is read as MyST reads it (booktools.checks.translations.myst): the cases regular expressions got wrong."""
+"""Markdown is read as MyST reads it (checks.translations.markdown): the cases regular expressions got wrong."""
 
 from __future__ import annotations
 
 from booktools.checks.translations.cells import Cell
 from booktools.checks.translations.compare import check_english_left, compare_markdown
-from booktools.checks.translations.myst import parse_markdown
+from booktools.checks.translations.markdown import parse_markdown
 from booktools.project import Project
 
 PROJECT = Project.here()
