@@ -40,6 +40,7 @@ class Verb:
     help: str
     run: Stage
     options: Callable[[argparse.ArgumentParser], None] = lambda parser: None
+    passes_on: bool = False  # options it does not know go to the tool it starts (JupyterLab's)
 
 
 def _check_option(parser: argparse.ArgumentParser) -> None:
@@ -131,7 +132,7 @@ def _serve_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _lab_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("options", nargs=argparse.REMAINDER, help="JupyterLab's own options")
+    parser.add_argument("options", nargs="*", help="JupyterLab's own options (--ServerApp.port=9999 ...)")
 
 
 def _translations_options(parser: argparse.ArgumentParser) -> None:
@@ -155,7 +156,7 @@ VERBS = (
     Verb("book", "build every edition of the site, and its slides, into _build/html", _book),
     Verb("slides", "build the lecture slides into the built site", _slides),
     Verb("serve", "serve the built site and a local Jupyter server for its live code", _serve, _serve_options),
-    Verb("lab", "JupyterLab on the derived notebooks, on the d2l-book kernel", _lab, _lab_options),
+    Verb("lab", "JupyterLab on the derived notebooks, on the d2l-book kernel", _lab, _lab_options, passes_on=True),
     Verb("check", "check that d2l_lib, notebooks/ and the translations match their sources", _check),
     Verb(
         "translations", "check that every translation matches the English edition", _translations, _translations_options
@@ -178,9 +179,20 @@ def parser() -> argparse.ArgumentParser:
     return main
 
 
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Parse a command line; a verb that passes options on (``lab``) gets those it does not know."""
+    command = parser()
+    args, unknown = command.parse_known_args(argv)
+    if unknown and not next(verb for verb in VERBS if verb.name == args.verb).passes_on:
+        command.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if unknown:
+        args.options = [*args.options, *unknown]
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the verb ``argv`` names on the project; return its exit status."""
-    args = parser().parse_args(argv)
+    args = parse(argv)
     project = Project(args.root.resolve()) if args.root else Project.here()
     stage: Stage = args.stage
     return stage(project, args)

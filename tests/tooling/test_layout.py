@@ -106,3 +106,21 @@ def test_an_unknown_verb_is_refused_with_the_list_of_verbs() -> None:
     )
     assert result.returncode == 2
     assert "invalid choice: 'bake'" in result.stderr and "lib" in result.stderr
+
+
+def test_lab_passes_the_options_it_does_not_know_to_jupyterlab() -> None:
+    args = entry.parse(["lab", "--ServerApp.port=9999", "--no-browser"])
+    assert args.options == ["--ServerApp.port=9999", "--no-browser"]
+    assert entry.parse(["lab"]).options == []
+
+
+def test_other_verbs_refuse_options_they_do_not_know(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        entry.parse(["book", "--frobnicate"])
+    assert stopped.value.code == 2
+    assert "unrecognized arguments: --frobnicate" in capsys.readouterr().err
+
+
+def test_root_names_the_checkout_every_stage_works_on(tmp_path: Path) -> None:
+    args = entry.parse(["--root", str(tmp_path), "outputs", "chapters/en/a.ipynb"])
+    assert args.root == tmp_path and args.pages == [Path("chapters/en/a.ipynb")]
