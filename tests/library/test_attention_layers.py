@@ -147,7 +147,9 @@ def test_additive_masking_lengths_zero_and_none(lib):
     unmasked, unmasked_weights = attention(queries, keys, values)  # valid_lens defaults to None: no masking
     assert (lib.numpy(unmasked_weights) > 0).all()
     full_length, _ = attention(queries, keys, values, lib.array([4, 4]))
-    np.testing.assert_allclose(lib.numpy(unmasked), lib.numpy(full_length), rtol=lib.unmasked_rtol, atol=0)
+    np.testing.assert_allclose(
+        lib.numpy(unmasked), lib.numpy(full_length), rtol=lib.unmasked_rtol, atol=lib.unmasked_atol
+    )
 
 
 def test_additive_backpropagates_to_its_inputs_but_not_past_the_lengths(lib):
