@@ -114,12 +114,11 @@ def pytest_addopts(pyproject: dict[str, Any]) -> str:
 def test_paths(framework: str, project: Project) -> list[Path]:
     """Return the test modules ``framework``'s environments run: those directly in its ``TESTS``
     folders, less ``EXCLUDED``, in name order."""
-    excluded = EXCLUDED
     return [
         path
         for folder in TESTS[framework]
         for path in sorted((project.root / folder).glob("test_*.py"))
-        if path.name not in excluded
+        if path.name not in EXCLUDED
     ]
 
 
