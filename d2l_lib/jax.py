@@ -11,6 +11,7 @@ import math
 
 import jax
 import numpy as np
+from d2l_lib import exercises
 from flax import linen as nn
 from jax import numpy as jnp
 from matplotlib import pyplot as plt
@@ -29,6 +30,8 @@ __all__ = [
     'mask_from_valid_lens',
     'DistanceAttention',
     'BilinearAttention',
+    'check_exercise',
+    'hint_exercise',
     'attention_cost',
 ]
 
@@ -590,6 +593,24 @@ class BilinearAttention(DotProductAttention):
         return super().__call__(
             queries, M(keys), values, valid_lens, training
         )
+
+
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell exercise-checks-jax
+# ---- section: Checking the Exercises (subsec_exercise-checks)
+def check_exercise(exercise: str, answer, lang: str = 'en'):
+    """Check an answer to one of the chapter's code exercises.
+
+    Prints, in language ``lang``, each property checked and, for each one
+    that fails, the input, the value expected and the value received.
+    Returns a result that is truthy when every property holds. ``answer``
+    is the function or the layer class the exercise asks for.
+    """
+    return exercises.check('jax', exercise, answer, lang)
+
+
+def hint_exercise(exercise: str, lang: str = 'en') -> None:
+    """Print the next hint for a code exercise, in language ``lang``."""
+    exercises.hint(exercise, lang)
 
 
 # ---- from chapters/en/attention-scoring-in-practice.ipynb, cell attention-cost

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import torch
+from d2l_lib import exercises
 from matplotlib import pyplot as plt
 from torch import nn
 
@@ -26,6 +27,8 @@ __all__ = [
     'mask_from_valid_lens',
     'DistanceAttention',
     'BilinearAttention',
+    'check_exercise',
+    'hint_exercise',
     'attention_cost',
 ]
 
@@ -566,6 +569,24 @@ class BilinearAttention(DotProductAttention):
                 f'{tuple(queries.shape)}, keys {tuple(keys.shape)}'
             )
         return super().forward(queries, self.M(keys), values, valid_lens)
+
+
+# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell exercise-checks
+# ---- section: Checking the Exercises (subsec_exercise-checks)
+def check_exercise(exercise: str, answer, lang: str = 'en'):
+    """Check an answer to one of the chapter's code exercises.
+
+    Prints, in language ``lang``, each property checked and, for each one
+    that fails, the input, the value expected and the value received.
+    Returns a result that is truthy when every property holds. ``answer``
+    is the function or the layer class the exercise asks for.
+    """
+    return exercises.check('pytorch', exercise, answer, lang)
+
+
+def hint_exercise(exercise: str, lang: str = 'en') -> None:
+    """Print the next hint for a code exercise, in language ``lang``."""
+    exercises.hint(exercise, lang)
 
 
 # ---- from chapters/en/attention-scoring-in-practice.ipynb, cell attention-cost
