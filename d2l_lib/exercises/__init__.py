@@ -77,7 +77,8 @@ def check(framework: str, exercise: str, answer: Any, lang: str = DEFAULT_LANGUA
     module, name = BACKENDS[framework]
     backend = getattr(importlib.import_module(f"d2l_lib.exercises.{module}"), name)()
     module, function = EXERCISES[exercise]
-    steps_of: Callable[..., list[steps.Step]] = getattr(importlib.import_module(f"d2l_lib.exercises.{module}"), function)
+    checks = importlib.import_module(f"d2l_lib.exercises.{module}")
+    steps_of: Callable[..., list[steps.Step]] = getattr(checks, function)
     is_function = module == "functions"
     first = [_is_function_step(answer, ANSWER_NAMES[exercise])] if is_function else []
     outcomes, skipped = steps.run(first + steps_of(backend, answer))

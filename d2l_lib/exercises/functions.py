@@ -75,13 +75,15 @@ def masked_softmax_steps(backend: Backend, answer: Any) -> list[Step]:
             if lens is not None and (np.asarray(lens) == 0).any():
                 _zero_rows(X, lens, received)
             _past_lengths(want, received)
-            compare("masked_softmax(X, valid_lens)", want, received, RTOL, ATOL, mistakes.masked_softmax_variants(X, lens))
+            variants = mistakes.masked_softmax_variants(X, lens)
+            compare("masked_softmax(X, valid_lens)", want, received, RTOL, ATOL, variants)
 
         return test
 
     def float16() -> None:
-        received, _, lens = call("float16")
-        X = inputs["float16"][0]
+        received, _, _ = call("float16")
+        X, lens = inputs["float16"]
+        assert lens is not None
         if received.dtype != np.float16:
             raise Failure("dtype", mistake="dtype_promoted", expected="float16", received=received.dtype)
         if not np.isfinite(received).all():
@@ -153,7 +155,8 @@ def attention_cost_steps(backend: Backend, answer: Any) -> list[Step]:
     def call(case: str) -> dict[str, Any]:
         result = guarded(lambda: answer(**COST_CASES[case]), "attention_cost")
         if not isinstance(result, dict):
-            raise Failure("wrong_type", fatal=True, what="attention_cost(...)", expected="dict", received=type_name(result))
+            received = type_name(result)
+            raise Failure("wrong_type", fatal=True, what="attention_cost(...)", expected="dict", received=received)
         missing = [key for key in COST_KEYS if key not in result]
         if missing:
             raise Failure("cost_keys", fatal=True, expected=", ".join(COST_KEYS), received=", ".join(map(str, result)))
@@ -175,7 +178,7 @@ def attention_cost_steps(backend: Backend, answer: Any) -> list[Step]:
                     named = [name for name, counts in variants.items() if name != "right" and counts[key] == received]
                     raise Failure(
                         "cost_value",
-                        key=key,
+                        entry=key,
                         sizes=", ".join(f"{k}={v}" for k, v in sizes.items()),
                         expected=want,
                         received=received,

@@ -56,7 +56,7 @@ class JaxBackend:
         lens = None if inputs.valid_lens is None else self.tensor(inputs.valid_lens)
         variables = layer.init(jax.random.key(0), *arrays, lens)
         output, weights = self._pair(layer.apply(variables, *arrays, lens))
-        run = LayerRun(output=self.numpy(output, "output"), weights=self.numpy(weights, "attention_weights"), grads=None)
+        run = LayerRun(self.numpy(output, "output"), self.numpy(weights, "attention_weights"), grads=None)
         leaves = jax.tree_util.tree_leaves(variables)
         run.params = [np.asarray(leaf) for leaf in leaves]
         R = jnp.asarray(inputs.R)

@@ -19,6 +19,7 @@ from d2l_lib.exercises.report import Failure
 from d2l_lib.exercises.steps import Step, compare
 
 RTOL, ATOL = 1e-4, 1e-5  # float32 sums of products, in whatever order the reader's code adds them
+VALUE_CASES = ("example_1d", "example_2d", "no_lens", "zero_len", "large_1d")
 
 
 def _inputs(d_q: int, d_k: int) -> dict[str, LayerInputs]:
@@ -55,7 +56,10 @@ def _class_steps(backend: Backend, answer: Any, name: str, kwargs: dict[str, Any
     return [("layer_class", "", is_class), ("layer_constructs", "", constructs)]
 
 
-def _check_run(run: LayerRun, inputs: LayerInputs, want: LayerRun, variants: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+Variants = dict[str, tuple[np.ndarray, np.ndarray]]  # mistake -> (weights, output) it would give
+
+
+def _check_run(run: LayerRun, want: LayerRun, variants: Variants) -> None:
     """Compare a layer's weights, then its output, with the reference; name a mistake they match."""
     compare(
         "attention_weights", want.weights, run.weights, RTOL, ATOL, {k: w for k, (w, _) in variants.items()}
@@ -72,7 +76,7 @@ def _api(run: LayerRun, inputs: LayerInputs) -> None:
 
 
 def _common_steps(
-    runs: Callable[[str], tuple[LayerRun, LayerRun, dict[str, tuple[np.ndarray, np.ndarray]]]],
+    runs: Callable[[str], tuple[LayerRun, LayerRun, Variants]],
     inputs: dict[str, LayerInputs],
     extra_grads: Callable[[LayerRun, LayerRun], None] | None = None,
 ) -> list[Step]:
@@ -88,7 +92,7 @@ def _common_steps(
         def test() -> None:
             run, want, variants = runs(case)
             _api(run, inputs[case])
-            _check_run(run, inputs[case], want, variants)
+            _check_run(run, want, variants)
 
         return test
 
@@ -114,7 +118,7 @@ def _common_steps(
 
     return [
         ("layer_api", "example_1d", api),
-        *(("layer_values", case, values(case)) for case in ("example_1d", "example_2d", "no_lens", "zero_len", "large_1d")),
+        *(("layer_values", case, values(case)) for case in VALUE_CASES),
         ("layer_grads", "example_2d", grads),
         ("layer_eval", "example_1d", deterministic),
         ("layer_unmodified", "example_1d", unmodified),
@@ -126,7 +130,7 @@ def distance_steps(backend: Backend, answer: Any) -> list[Step]:
     inputs = _inputs(2, 2)
     cache: dict[str, Any] = {}
 
-    def runs(case: str) -> tuple[LayerRun, LayerRun, dict[str, tuple[np.ndarray, np.ndarray]]]:
+    def runs(case: str) -> tuple[LayerRun, LayerRun, Variants]:
         if case not in cache:
             x = inputs[case]
             run = guarded(lambda: backend.run_layer(answer, {"dropout": 0.5}, x), "DistanceAttention")
@@ -153,7 +157,7 @@ def bilinear_steps(backend: Backend, answer: Any) -> list[Step]:
     inputs = _inputs(d_q, d_k)
     cache: dict[str, Any] = {}
 
-    def runs(case: str) -> tuple[LayerRun, LayerRun, dict[str, tuple[np.ndarray, np.ndarray]]]:
+    def runs(case: str) -> tuple[LayerRun, LayerRun, Variants]:
         if case not in cache:
             x = inputs[case]
             run = guarded(lambda: backend.run_layer(answer, kwargs, x), "BilinearAttention")

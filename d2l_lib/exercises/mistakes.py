@@ -99,7 +99,8 @@ def cost_variants(n: int, m: int, d: int, v: int, batch_size: int, bytes_per_num
     io = n * d + m * d + m * v + n * v
 
     def cost(flops: int, unfused: int, fused: int, per_number: int = bytes_per_number, batch: int = batch_size):
-        return {"flops": batch * flops, "bytes": batch * per_number * unfused, "bytes_fused": batch * per_number * fused}
+        per_example = {"flops": flops, "bytes": per_number * unfused, "bytes_fused": per_number * fused}
+        return {key: batch * count for key, count in per_example.items()}
 
     flops = 2 * n * m * (d + v) + 6 * n * m
     return {

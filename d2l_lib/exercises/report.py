@@ -31,7 +31,7 @@ def messages(lang: str) -> dict[str, Any]:
     """
     if not isinstance(lang, str) or lang not in languages():
         raise ValueError(f"lang must be one of {', '.join(map(repr, languages()))}, got {lang!r}")
-    text = resources.files("d2l_lib").joinpath(MESSAGES, f"{lang}.json").read_text(encoding="utf-8")
+    text = resources.files("d2l_lib").joinpath(MESSAGES).joinpath(f"{lang}.json").read_text(encoding="utf-8")
     return dict(json.loads(text)["exercises"])
 
 

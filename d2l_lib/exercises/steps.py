@@ -8,6 +8,7 @@ input and raises :class:`~d2l_lib.exercises.report.Failure` when it does not. A 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -49,4 +50,5 @@ def compare(
     mistake = mistakes.matching(received, variants or {}, rtol=max(rtol, 1e-3), atol=max(atol, 1e-4))
     if mistake is None and np.isnan(received).any():
         mistake = "nan"
-    raise Failure("values", what=what, mistake=mistake, **differs)
+    fields: dict[str, Any] = dict(differs)
+    raise Failure("values", what=what, mistake=mistake, **fields)

@@ -66,7 +66,8 @@ class TorchBackend:
             if again.shape == inputs.R.shape:
                 (again * torch.tensor(inputs.R)).sum().backward()
         except Exception as error:  # noqa: BLE001 (the reader's code may raise anything)
-            run.grad_error = f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+            text = str(error).strip()
+            run.grad_error = f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
             return run
         run.grads = {
             n: np.zeros(t.shape, np.float32) if t.grad is None else t.grad.numpy()
@@ -90,5 +91,6 @@ class TorchBackend:
         keys = tensors["keys"] if extra is None else tensors["keys"] @ extra["M"].T
         output = layer(tensors["queries"], keys, tensors["values"], lens)
         (output * torch.tensor(inputs.R)).sum().backward()
-        grads = {name: t.grad.numpy() for name, t in {**tensors, **(extra or {})}.items()}
-        return LayerRun(output=output.detach().numpy(), weights=layer.attention_weights.detach().numpy(), grads=grads)
+        grads = {name: np.asarray(t.grad) for name, t in {**tensors, **(extra or {})}.items()}
+        weights = self.numpy(layer.attention_weights, "attention_weights")
+        return LayerRun(output=output.detach().numpy(), weights=weights, grads=grads)
