@@ -106,7 +106,7 @@ class CheckResult:
                 lines.append("      " + _fill(text["mistake"], {"mistake": text["mistakes"][failure.mistake]}))
         if self.skipped:
             lines.append("  " + _fill(text["skipped"], {"count": self.skipped}))
-        total, failed = len(self.outcomes) + self.skipped, len(self.failed) + self.skipped
+        total, failed = len(self.outcomes) + self.skipped, len(self.failed)
         if self.passed:
             lines.append(_fill(text["all_passed"], {"count": total}))
         else:
