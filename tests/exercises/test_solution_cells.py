@@ -16,8 +16,8 @@ import pytest
 
 from booktools.derive.library import library_path
 from booktools.project import Project
-from booktools.sources.frameworks import FRAMEWORKS, Framework, cell_frameworks, strip_marks
 from booktools.sources.exercises import CHECK_TAG, HINT_TAG, STARTER_TAG
+from booktools.sources.frameworks import FRAMEWORKS, Framework, cell_frameworks, strip_marks
 from booktools.sources.save_marks import saved_statements
 
 PROJECT = Project.here()
