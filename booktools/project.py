@@ -139,6 +139,19 @@ class Project:
         return self.build_dir / "html"
 
     @property
+    def assignments_dir(self) -> Path:
+        """``_build/assignments/``: the chapter's exercises as assignments, one folder per edition."""
+        return self.build_dir / "assignments"
+
+    def assignment_dir(self, language: str, framework: str, version: str) -> Path:
+        """``_build/assignments/<language>/<framework>/<version>/``: ``release`` (students) or ``source`` (nbgrader)."""
+        return self.assignments_dir / language / framework / version
+
+    def assignment_readme(self, language: str) -> Path:
+        """``_build/assignments/<language>/README.md``: the instructor's guide to one edition's assignments."""
+        return self.assignments_dir / language / "README.md"
+
+    @property
     def d2lbook_env(self) -> Path:
         """``.venv-d2lbook/``: d2lbook's isolated environment (it pins Sphinx 5.3)."""
         return self.root / D2LBOOK_ENV

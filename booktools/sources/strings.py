@@ -20,7 +20,15 @@ from typing import Any
 from booktools.project import Project
 from booktools.sources.schema import load
 
-__all__ = ["ApiStrings", "EditionStrings", "LiveStrings", "check_library_messages", "load_strings", "sphinx_settings"]
+__all__ = [
+    "ApiStrings",
+    "AssignmentStrings",
+    "EditionStrings",
+    "LiveStrings",
+    "check_library_messages",
+    "load_strings",
+    "sphinx_settings",
+]
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,27 @@ class ApiStrings:
 
 
 @dataclass(frozen=True)
+class AssignmentStrings:
+    """The instructor's README of the assignments (``booktools.derive.assignments``), markdown."""
+
+    title: str
+    introduction: str
+    files_heading: str
+    release: str  # what release/ holds
+    source: str  # what source/ holds
+    hand_out_heading: str
+    hand_out: str
+    nbgrader_heading: str
+    nbgrader: str
+    grading_heading: str
+    grading: str
+    honesty_heading: str
+    honesty: str  # {names}: the library's reference solutions
+    pages_heading: str
+    no_pages: str
+
+
+@dataclass(frozen=True)
 class EditionStrings:
     """Every interface string of one edition."""
 
@@ -64,6 +93,7 @@ class EditionStrings:
     slides: str  # "Slides": the link on every page, the landing page and the decks' index
     api: ApiStrings
     live: LiveStrings
+    assignment: AssignmentStrings
 
 
 def load_strings(project: Project, language: str) -> EditionStrings:
