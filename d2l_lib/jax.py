@@ -11,10 +11,11 @@ import math
 
 import jax
 import numpy as np
-from d2l_lib import exercises
 from flax import linen as nn
 from jax import numpy as jnp
 from matplotlib import pyplot as plt
+
+from d2l_lib import exercises
 
 __all__ = [
     'check_shape',

@@ -9,8 +9,9 @@ Use it as D2L code does: ``from d2l_lib import tensorflow as d2l``.
 import keras
 import numpy as np
 import tensorflow as tf
-from d2l_lib import exercises
 from matplotlib import pyplot as plt
+
+from d2l_lib import exercises
 
 __all__ = [
     'check_shape',

@@ -10,9 +10,10 @@ import math
 
 import numpy as np
 import torch
-from d2l_lib import exercises
 from matplotlib import pyplot as plt
 from torch import nn
+
+from d2l_lib import exercises
 
 __all__ = [
     'check_shape',

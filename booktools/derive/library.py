@@ -84,8 +84,10 @@ def blocks_of_notebook(path: Path, framework: Framework, project: Project) -> li
     return blocks
 
 
-def render(blocks: list[SavedBlock], framework: Framework = FRAMEWORKS[0]) -> str:
+def render(blocks: list[SavedBlock], framework: Framework = FRAMEWORKS[0], first_party: str | None = None) -> str:
     """Render the library module text from saved blocks.
+
+    Imports of ``first_party`` (the library's own package) come last, in a group of their own.
 
     Raises:
         ExtractionError: if two blocks define the same name, or two imports bind
@@ -118,7 +120,8 @@ def render(blocks: list[SavedBlock], framework: Framework = FRAMEWORKS[0]) -> st
     body = [header(group[0]) + _join(group) + "\n" for group in cells.values()]
     preamble = PREAMBLE.format(label=framework.label, module=framework.module, name=framework.name)
     exported = f"{ALL_NAMES} = [\n" + "".join(f"    {name!r},\n" for name in public) + "]\n"
-    return preamble + "\n" + _import_section(import_lines) + "\n\n" + exported + "\n\n" + "\n\n".join(body)
+    imports_text = _import_section(import_lines, first_party)
+    return preamble + "\n" + imports_text + "\n\n" + exported + "\n\n" + "\n\n".join(body)
 
 
 def _join(blocks: list[SavedBlock]) -> str:
@@ -134,19 +137,24 @@ def _is_definition(block: SavedBlock) -> bool:
     return bool(re.match(r"(@|def |class |async def )", block.code))
 
 
-def _import_section(import_lines: list[str]) -> str:
-    """Standard-library imports first, then the others; in each group as isort (and ruff) order them:
-    ``import x`` lines before ``from x import y`` lines, each by module name."""
+def _import_section(import_lines: list[str], first_party: str | None) -> str:
+    """Standard-library imports first, then third-party ones, then the library's own package
+    (``first_party``); in each group as isort (and ruff) order them: ``import x`` lines before
+    ``from x import y`` lines, each by module name."""
+
+    def top(line: str) -> str:
+        return line.split()[1].split(".")[0]
 
     def is_stdlib(line: str) -> bool:
-        return line.split()[1].split(".")[0] in sys.stdlib_module_names
+        return top(line) in sys.stdlib_module_names
 
     def isort_key(line: str) -> tuple[bool, str]:
         return line.startswith("from "), line.split()[1].lower()
 
     groups = [
         sorted((line for line in import_lines if is_stdlib(line)), key=isort_key),
-        sorted((line for line in import_lines if not is_stdlib(line)), key=isort_key),
+        sorted((line for line in import_lines if not is_stdlib(line) and top(line) != first_party), key=isort_key),
+        sorted((line for line in import_lines if top(line) == first_party), key=isort_key),
     ]
     return "\n\n".join("\n".join(group) for group in groups if group)
 
@@ -158,7 +166,7 @@ def framework_blocks(framework: Framework, project: Project) -> list[SavedBlock]
 
 def generate(framework: Framework, project: Project) -> str:
     """Return the text ``d2l_lib/<module>.py`` should have."""
-    return render(framework_blocks(framework, project), framework)
+    return render(framework_blocks(framework, project), framework, first_party=project.library_dir.name)
 
 
 @dataclass(frozen=True)

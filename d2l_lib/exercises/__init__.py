@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from d2l_lib.exercises import steps
-from d2l_lib.exercises.report import DEFAULT_LANGUAGE, CheckResult, messages
+from d2l_lib.exercises.report import DEFAULT_LANGUAGE, CheckResult, messages, wrap
 
 __all__ = ["EXERCISES", "CheckResult", "check", "hint"]
 
@@ -110,4 +110,4 @@ def hint(exercise: str, lang: str = DEFAULT_LANGUAGE) -> None:
     else:
         _hints_given[exercise] = given + 1
         line = text["hint"].format(number=given + 1, total=len(hints), text=hints[given])
-    print(line)
+    print("\n".join(wrap(line)))

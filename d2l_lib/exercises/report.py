@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import unicodedata
 from importlib import resources
 from typing import Any
 
@@ -87,31 +88,63 @@ class CheckResult:
         return self.passed
 
     def __repr__(self) -> str:
-        return f"CheckResult({self.exercise!r}, passed={self.passed}, failed={self.failed})"
+        return f"CheckResult({self.exercise!r}, passed={self.passed})"
 
     def report(self) -> str:
         """Return the report in the check's language: one line per property, details under each failure."""
         text = messages(self.lang)
-        lines = [_fill(text["header"], {"exercise": self.exercise})]
+        lines = wrap(_fill(text["header"], {"exercise": self.exercise}))
+        explained: set[str] = set()  # a mistake is explained once, then referred to
         for outcome in self.outcomes:
             name = _fill(text["properties"][outcome.property], {})
             case = f" ({_fill(text['cases'][outcome.case], {})})" if outcome.case else ""
-            if outcome.failure is None:
-                lines.append(f"  ✓ {name}{case}")
-                continue
-            lines.append(f"  ✗ {name}{case}")
+            mark = "✓" if outcome.failure is None else "✗"
+            lines += wrap(f"{mark} {name}{case}", "  ", "    ")
             failure = outcome.failure
-            lines.append("      " + _fill(text["problems"][failure.key], failure.fields))
-            if failure.mistake:
-                lines.append("      " + _fill(text["mistake"], {"mistake": text["mistakes"][failure.mistake]}))
+            if failure is not None:
+                lines += wrap(_fill(text["problems"][failure.key], failure.fields), "      ")
+                if failure.mistake in explained:
+                    lines += wrap(text["mistake_again"], "      ")
+                elif failure.mistake:
+                    explained.add(failure.mistake)
+                    lines += wrap(_fill(text["mistake"], {"mistake": text["mistakes"][failure.mistake]}), "      ")
         if self.skipped:
-            lines.append("  " + _fill(text["skipped"], {"count": self.skipped}))
-        total, failed = len(self.outcomes) + self.skipped, len(self.failed) + self.skipped
+            lines += wrap(_fill(text["skipped"], {"count": self.skipped}), "  ")
+        total, failed = len(self.outcomes) + self.skipped, len(self.failed)
         if self.passed:
-            lines.append(_fill(text["all_passed"], {"count": total}))
+            lines += wrap(_fill(text["all_passed"], {"count": total}))
         else:
-            lines.append(_fill(text["some_failed"], {"failed": failed, "count": total, "exercise": self.exercise}))
+            lines += wrap(_fill(text["some_failed"], {"failed": failed, "count": total, "exercise": self.exercise}))
         return "\n".join(lines)
+
+
+WIDTH = 79  # the book's code and outputs fit 79 columns (PEP 8), so that nothing scrolls on a page
+
+
+def columns(text: str) -> int:
+    """Return how many columns ``text`` takes in a monospaced font (a Hangul or CJK character takes two)."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def wrap(text: str, indent: str = "", continuation: str | None = None, width: int = WIDTH) -> list[str]:
+    """Return ``text`` as lines of at most ``width`` columns, broken between words.
+
+    The first line starts with ``indent``, the others with ``continuation`` (``indent`` by
+    default). A word longer than a line stays whole.
+    """
+    rest = indent if continuation is None else continuation
+    lines: list[str] = []
+    line = indent
+    for word in text.split():
+        start = line in (indent, rest) and not line.strip()
+        candidate = line + word if start else f"{line} {word}"
+        if columns(candidate) > width and not start:
+            lines.append(line)
+            line = rest + word
+        else:
+            line = candidate
+    lines.append(line)
+    return lines
 
 
 def fmt_number(value: float) -> str:

@@ -39,6 +39,7 @@ def compare_page(
 ) -> list[str]:
     """Compare one translated page with its English original; return the problems found."""
     path = project.relative(translation_path)
+    language = project.language_of(translation_path)
     kept = {word.lower() for term in terms for word in WORD.findall(term.term)}
     problems, pairs = pair_cells(path, read_cells(english_path), read_cells(translation_path))
     for english, translation in pairs:
@@ -56,7 +57,7 @@ def compare_page(
         if english.kind == "code" and QUIZ_TAG in english.tags:
             found += compare_quiz(english, translation, project)
         elif english.kind == "code":
-            found += compare_code(english, translation) + compare_outputs(english, translation)
+            found += compare_code(english, translation, language) + compare_outputs(english, translation)
         elif english.kind == "markdown":
             found += compare_markdown(english, translation) + compare_slide_marks(english, translation)
         elif english.source != translation.source:

@@ -36,7 +36,8 @@ from booktools.checks.translations.prose import (
     squash,
 )
 from booktools.checks.translations.pycode import code_prose, normalized_code
-from booktools.project import Project
+from booktools.project import SOURCE_LANGUAGE, Project
+from booktools.sources.exercises import EDITION_OUTPUT_TAGS
 from booktools.sources.frameworks import BEGIN_TAB, END_TAB, TAB_LINE, TabError, cell_frameworks
 from booktools.sources.quizzes import QUIZ_TAG, quiz_prose
 from booktools.sources.save_marks import SAVE_MARK, saved_statements
@@ -85,6 +86,10 @@ def _plain_outputs(cell: Cell) -> list[dict[str, Any]]:
     result: list[dict[str, Any]] = []
     for stored in cell.outputs:
         output = {key: value for key, value in stored.items() if key != "execution_count"}
+        if EDITION_OUTPUT_TAGS & set(cell.tags) and output["output_type"] == "stream":
+            # printed in the edition's language: only the number of lines must match English
+            lines = output["text"] if isinstance(output["text"], str) else "".join(output["text"])
+            output = {**output, "text": f"({len(lines.splitlines())} lines)\n"}
         if IGNORED_OUTPUT_TAGS & set(cell.tags):
             output = {
                 "output_type": output["output_type"],
@@ -150,14 +155,18 @@ def compare_outputs(english: Cell, translation: Cell) -> list[str]:
     return problems
 
 
-def compare_code(english: Cell, translation: Cell) -> list[str]:
-    """Describe how a translated code cell differs from English other than in comments and docstrings."""
+def compare_code(english: Cell, translation: Cell, language: str) -> list[str]:
+    """Describe how a translated code cell differs from English other than in comments and docstrings.
+
+    ``lang=`` arguments that name each page's own edition (``language`` for the translation)
+    are the same code (``pycode.normalized_code``).
+    """
     try:
-        want = normalized_code(english.source)
+        want = normalized_code(english.source, SOURCE_LANGUAGE)
     except SyntaxError:
         return [] if english.source == translation.source else ["code differs from English (not Python)"]
     try:
-        have = normalized_code(translation.source)
+        have = normalized_code(translation.source, language)
     except SyntaxError as error:
         return [f"code differs from English: it does not parse (line {error.lineno}: {error.msg})"]
     if want != have:

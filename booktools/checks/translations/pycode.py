@@ -13,6 +13,7 @@ import re
 import tokenize
 
 from booktools.checks.translations.prose import segments
+from booktools.sources.exercises import LANGUAGE_ARGUMENT
 from booktools.sources.save_marks import SAVE_MARK
 
 CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
@@ -36,8 +37,13 @@ def _docstrings(tree: ast.AST) -> list[tuple[DocumentedNode, ast.Expr, str]]:
     return found
 
 
-def normalized_code(source: str) -> str:
+def normalized_code(source: str, language: str | None = None) -> str:
     """Return the code of a cell as text, without comments and with every docstring the same.
+
+    With ``language``, a call's ``lang=`` argument that names it (``lang='id'`` on an
+    Indonesian page, ``lang='en'`` on an English one) reads as ``lang=<edition>``: a check or
+    hint prints in its edition's language (``booktools.sources.exercises``). Any other value
+    stays as written, so a page that passes another edition's language differs from English.
 
     Raises:
         SyntaxError: if the cell is not valid Python.
@@ -45,6 +51,11 @@ def normalized_code(source: str) -> str:
     tree = ast.parse(source)
     for owner, _, _ in _docstrings(tree):
         owner.body[0] = ast.Expr(ast.Constant("<docstring>"))
+    if language is not None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg == LANGUAGE_ARGUMENT:
+                if isinstance(node.value, ast.Constant) and node.value.value == language:
+                    node.value = ast.Name("<edition>")
     return ast.unparse(tree)
 
 
