@@ -25,9 +25,8 @@ from typing import Any
 
 import nbformat
 
-STARTER_TAG = "d2l-starter"
-CHECK_TAG = "d2l-check"
-HINT_TAG = "d2l-hint"
+from booktools.sources.exercises import CHECK_TAG, HINT_TAG, STARTER_TAG
+
 EXERCISE_TAGS = (STARTER_TAG, CHECK_TAG, HINT_TAG)
 EXERCISE_CELL = re.compile(r"^exercise-(\d+)-")
 SOLUTION_START = re.compile(r"^solution-(\d+)-start$")
