@@ -160,9 +160,7 @@ VERBS = (
     Verb("lib", "generate d2l_lib/<framework>.py from the #@save cells", _lib, _check_option),
     Verb("notebooks", "derive notebooks/<lang>/<framework>/ from the source pages", _notebooks, _check_option),
     Verb("outputs", "re-execute the notebooks headlessly and store their outputs", _outputs, _outputs_options),
-    Verb(
-        "assignment", "write the exercises as assignments (release, nbgrader source, README) into _build", _assignment
-    ),
+    Verb("assignment", "write the exercises as assignments for instructors into _build/assignments", _assignment),
     Verb("book", "build every edition of the site, and its slides, into _build/html", _book),
     Verb("slides", "build the lecture slides into the built site", _slides),
     Verb("serve", "serve the built site and a local Jupyter server for its live code", _serve, _serve_options),

@@ -2,10 +2,11 @@
 
 Everything the site itself says around the pages (the buttons of the code cells,
 the Live code button and its messages, the link to the slides, the API page's
-title and introduction) is in its edition's file, English included, and nowhere
-else. A file that lacks a string, or has one the schema does not know, fails
-the build naming the file and the key (``booktools.sources.schema``): no edition
-silently falls back to English. The strings of the library itself (the quiz's
+title and introduction), and the instructor's README of ``make assignment``, is
+in its edition's file, English included, and nowhere else. A file that lacks a
+string, or has one the schema does not know, fails the build (and ``make
+assignment``) naming the file and the key (``booktools.sources.schema``): no
+edition silently falls back to English. The strings of the library itself (the quiz's
 controls) ship with ``d2l_lib`` as package data (``d2l_lib/messages/<lang>.json``),
 so that a notebook in Colab has them too; they are checked with the editions here.
 """

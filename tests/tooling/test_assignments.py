@@ -219,6 +219,7 @@ print(json.dumps(everything))
 def nbgrader_path() -> Path:
     """nbgrader, pinned, in a folder of its own under ``_build/`` (put on ``PYTHONPATH`` of a subprocess)."""
     folder = PROJECT.work_dir(f"nbgrader-{NBGRADER[0].split('==')[1]}")
+    folder.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(folder) + ".lock"):
         if not (folder / "nbgrader" / "__init__.py").exists():
             shutil.rmtree(folder, ignore_errors=True)
