@@ -114,7 +114,7 @@ class CheckResult:
         if self.passed:
             lines += wrap(_fill(text["all_passed"], {"count": total}))
         else:
-            lines += wrap(_fill(text["some_failed"], {"failed": failed, "count": total, "exercise": self.exercise}))
+            lines += wrap(_fill(text["some_failed"], {"failed": failed, "count": total, "exercise": self.exercise, "lang": self.lang}))
         return "\n".join(lines)
 
 
@@ -159,7 +159,7 @@ def where_differs(expected: np.ndarray, received: np.ndarray, rtol: float, atol:
     entries differ, of how many). Arrays of other shapes are told by their shapes.
     """
     if expected.shape != received.shape:
-        return {"index": "", "expected": f"shape {expected.shape}", "received": f"shape {received.shape}", "count": ""}
+        return {"index": "", "expected": str(expected.shape), "received": str(received.shape), "count": ""}
     close = np.isclose(received.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol)
     close |= np.isnan(expected) & np.isnan(received)
     if close.all():

@@ -9,7 +9,8 @@ framework (``COLAB_PACKAGES``) and ``d2l_lib`` not. Its install cell must instal
 ``d2l_lib`` with the framework's extra, here from the local checkout
 (``D2L_LIB_SOURCE=file://...``) as a clone has it (the files git tracks or would
 track, copied to a scratch folder so that pip's build leaves the work tree alone),
-without adding any other package, and every cell must run. Each environment is
+without adding any other package, and every cell must run; each exercise's check
+must report the starter as failing and the solution as passing. Each environment is
 made once in ``_build/colab-venv-<framework>`` (the frameworks take minutes to
 unpack; ``tools/pip_install.py`` installs them, with uv where the book's environment
 has it), remade only when its pins change, and ``d2l_lib`` is uninstalled from it
@@ -39,6 +40,7 @@ from nbclient import NotebookClient
 
 from booktools.derive import notebooks as derive
 from booktools.project import Project
+from booktools.sources.exercises import CHECK_TAG
 from booktools.sources.frameworks import FRAMEWORKS, Framework
 
 PROJECT = Project.here()
@@ -289,6 +291,13 @@ def test_the_chapter_alone_runs_in_a_colab_like_environment(tmp_path: Path, fram
     assert errors == []
     ran = [cell.execution_count for cell in notebook.cells if cell.cell_type == "code"]
     assert all(count is not None for count in ran) and len(ran) > 1
+    # Each exercise's check ran twice: on the starter (it reports, and fails) and on the solution.
+    verdicts = {cell.id: _verdict(cell) for cell in notebook.cells if CHECK_TAG in cell.metadata.get("tags", [])}
+    starters = {cell_id: verdict for cell_id, verdict in verdicts.items() if cell_id.startswith("exercise-")}
+    solutions = {cell_id: verdict for cell_id, verdict in verdicts.items() if cell_id.startswith("solution-")}
+    assert len(starters) == len(solutions) >= 4, verdicts
+    assert set(starters.values()) == {"passed=False"}, starters
+    assert set(solutions.values()) == {"passed=True"}, solutions
     found = probe(
         python,
         f"import d2l_lib, d2l_lib.{framework.module}, sys; print(d2l_lib.__version__); print(d2l_lib.__file__)",
@@ -298,6 +307,15 @@ def test_the_chapter_alone_runs_in_a_colab_like_environment(tmp_path: Path, fram
     assert version == VERSION
     assert Path(location).is_relative_to(colab_venv(framework)), "d2l_lib must come from the install cell"
     assert installed(python) - before == {"d2l-lib"}, f"d2l_lib[{framework.extra}] must need nothing Colab lacks"
+
+
+def _verdict(cell: nbformat.NotebookNode) -> str:
+    """The verdict a check cell returned (``passed=True`` or ``passed=False``), from its result's repr."""
+    results = [output for output in cell.outputs if output.output_type == "execute_result"]
+    assert len(results) == 1, f"{cell.id}: a check cell returns one result"
+    found = re.search(r"passed=(True|False)", results[0].data["text/plain"])
+    assert found, results[0].data["text/plain"]
+    return found.group(0)
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)

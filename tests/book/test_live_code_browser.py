@@ -44,6 +44,12 @@ RUN_TIMEOUT_MS = 120_000
 MASKED_SOFTMAX = "masked_softmax("
 EXAMPLE_LENGTHS = "[2, 3]))"
 HEATMAP = "fig = d2l.show_heatmaps("
+# The masked-softmax exercise: its starter's stub line, a wrong answer typed in its place, and
+# the check (the solution's own check comes later, inside the collapsed solution).
+EXERCISE_STARTER = ("def masked_softmax(X, valid_lens):", "raise NotImplementedError")
+STUB_LINE = "raise NotImplementedError"
+WRONG_ANSWER = "return d2l.masked_softmax(X, None)"  # ignores the valid lengths
+EXERCISE_CHECK = "check_exercise('masked-softmax'"
 NUMBER = re.compile(r"-?\d+\.\d*(?:e[-+]?\d+)?")
 SETTINGS = re.compile(rf'<script id="{SETTINGS_ID}" type="application/json">(.*?)</script>', re.S)
 # What the issue's check greps for: no Thebe, CDN or Binder script or stylesheet from elsewhere.
@@ -205,5 +211,51 @@ def test_live_code_runs_edits_and_plots(live_page, live, built_editions, code, f
     assert image.count() == 1, heatmap.locator(".thebe-cell > .thebe-output").inner_text()[-2000:]
     assert image.evaluate("img => img.complete && img.naturalWidth > 0")
 
+    check_an_exercise_live(page, cells, code)
+
     assert page.external_requests == [], "requests that left the local servers"
     assert page.errors == [], "JavaScript errors"
+
+
+def flat(text: str) -> str:
+    """``text`` with every run of whitespace one space (a check's report is wrapped at 79 columns)."""
+    return " ".join(text.split())
+
+
+def check_an_exercise_live(page, cells, code: str) -> None:
+    """The masked-softmax exercise, live: a wrong answer typed into the starter is reported, with
+    its mistake named in the edition's language; the solution (opened from its dropdown) passes."""
+    words = exercise_messages(code)
+    starter = cells.nth(live_cell(cells, *EXERCISE_STARTER))
+    starter.locator(".CodeMirror-line").last.click()
+    page.keyboard.press("End")
+    for _ in range(len(STUB_LINE)):
+        page.keyboard.press("Backspace")
+    page.keyboard.type(WRONG_ANSWER)
+    assert WRONG_ANSWER in starter.locator(".CodeMirror").inner_text()
+    check = cells.nth(live_cell(cells, EXERCISE_CHECK))
+    run_cell(page, check)  # runs the edited starter first: it has not run
+    report = flat(check.locator(".thebe-cell > .thebe-output").inner_text())
+    assert "passed=False" in report, report[-2000:]
+    assert flat(words["mistakes"]["no_mask"]) in report, report[-2000:]
+    assert "Traceback" not in report
+
+    checks = cells.evaluate_all(
+        "(cells, text) => cells.flatMap((c, i) => c.textContent.includes(text) ? [i] : [])", EXERCISE_CHECK
+    )
+    assert len(checks) == 2, "the exercise's check, then the solution's"
+    solution_check = cells.nth(checks[1])
+    solution_check.evaluate(
+        "cell => { const box = cell.closest('.dropdown');"
+        " (box.querySelector('.toggle-button') || box.querySelector('.admonition-title')).click(); }"
+    )
+    run_cell(page, solution_check)  # runs the solution's own cells first
+    report = flat(solution_check.locator(".thebe-cell > .thebe-output").inner_text())
+    assert "passed=True" in report, report[-2000:]
+    assert flat(words["all_passed"].format(count=10)) in report, report[-2000:]
+
+
+def exercise_messages(code: str) -> dict:
+    """The exercise checks' strings of edition ``code`` (``d2l_lib/messages/<code>.json``)."""
+    path = PROJECT.library_messages_file(code)
+    return json.loads(path.read_text(encoding="utf-8"))["exercises"]

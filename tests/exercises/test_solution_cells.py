@@ -1,5 +1,7 @@
 """The exercises are sphinx-exercise directives and their solutions collapsed blocks that hold their prose
-and code cells, in every edition and framework. The lesson's solutions define their classes without saving
+and code cells, in every edition and framework. Between an exercise and its solution come the reader's
+cells: a starter to fill in, a check and a hint (``booktools.sources.exercises``); the solution ends
+with the same check, on the solution. The lesson's solutions define their classes without saving
 them; the engineering page saves the library's versions (with input checks) and the cost model, and holds
 the section on the built-in attention functions before its summary."""
 
@@ -14,6 +16,7 @@ import pytest
 
 from booktools.derive.library import library_path
 from booktools.project import Project
+from booktools.sources.exercises import CHECK_TAG, HINT_TAG, STARTER_TAG
 from booktools.sources.frameworks import FRAMEWORKS, Framework, cell_frameworks, strip_marks
 from booktools.sources.save_marks import saved_statements
 
@@ -32,7 +35,8 @@ PRACTICE_PATHS = [PROJECT.edition_dir(language) / PRACTICE for language in PROJE
 EXERCISE = re.compile(r"\A:::\{exercise\}\n:label: (?P<label>ex-[\w-]+)\n\n.+\n:::\Z", re.DOTALL)
 SOLUTION_START = re.compile(r"\A```\{solution-start\} (?P<label>ex-[\w-]+)\n:class: dropdown\n```\Z")
 SOLUTION_END = "```{solution-end}\n```"
-DEFINED_BY_SOLUTIONS = {1: "DistanceAttention", 2: "BilinearAttention"}
+DEFINED_BY_SOLUTIONS = {1: "DistanceAttention", 2: "BilinearAttention", 3: "attention_cost", 4: "masked_softmax"}
+EXERCISE_IDS = {1: "distance-attention", 2: "bilinear-attention", 3: "attention-cost", 4: "masked-softmax"}
 SAVED_BY_THE_PRACTICE_PAGE = ("DistanceAttention", "BilinearAttention", "attention_cost", "mask_from_valid_lens")
 
 
@@ -44,7 +48,7 @@ def cells(path: Path) -> list[nbformat.NotebookNode]:
     return nbformat.read(path, as_version=4).cells
 
 
-def solution_cells(notebook_cells: list[nbformat.NotebookNode], exercise: int) -> list[nbformat.NotebookNode]:
+def exercise_cells(notebook_cells: list[nbformat.NotebookNode], exercise: int) -> list[nbformat.NotebookNode]:
     """The cells after exercise ``exercise`` up to the next exercise (or the references)."""
     cell_ids = [cell.get("id") for cell in notebook_cells]
     start = cell_ids.index(f"exercise-{exercise}-md") + 1
@@ -54,6 +58,22 @@ def solution_cells(notebook_cells: list[nbformat.NotebookNode], exercise: int) -
     return notebook_cells[start:end]
 
 
+def tagged(cell: nbformat.NotebookNode, tag: str) -> bool:
+    return tag in cell.metadata.get("tags", [])
+
+
+def solution_cells(notebook_cells: list[nbformat.NotebookNode], exercise: int) -> list[nbformat.NotebookNode]:
+    """The cells of exercise ``exercise``'s solution, from its {solution-start} on."""
+    found = exercise_cells(notebook_cells, exercise)
+    return found[next((i for i, cell in enumerate(found) if "{solution-start}" in cell.source), len(found)) :]
+
+
+def readers_cells(notebook_cells: list[nbformat.NotebookNode], exercise: int) -> list[nbformat.NotebookNode]:
+    """The cells between exercise ``exercise`` and its solution: starter, check and hint."""
+    found = exercise_cells(notebook_cells, exercise)
+    return found[: len(found) - len(solution_cells(notebook_cells, exercise))]
+
+
 def of_framework(notebook_cells: list[nbformat.NotebookNode], framework: Framework) -> list[nbformat.NotebookNode]:
     """The cells a reader of ``framework`` sees: the shared ones and that framework's."""
     return [cell for cell in notebook_cells if (found := cell_frameworks(cell)) is None or framework.name in found]
@@ -61,7 +81,7 @@ def of_framework(notebook_cells: list[nbformat.NotebookNode], framework: Framewo
 
 @pytest.mark.parametrize("path", PATHS, ids=relative)
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
-@pytest.mark.parametrize("exercise", [1, 2, 3])
+@pytest.mark.parametrize("exercise", EXERCISE_IDS)
 def test_each_exercise_has_a_collapsed_solution_holding_its_prose_and_code(
     path: Path, framework: Framework, exercise: int
 ):
@@ -76,6 +96,7 @@ def test_each_exercise_has_a_collapsed_solution_holding_its_prose_and_code(
     )
     assert solution[-1].source.strip() == SOLUTION_END, f"{relative(path)}: solution {exercise} is not closed"
     inside = solution[1:-1]
+    assert tagged(inside[-1], CHECK_TAG), f"{relative(path)}: solution {exercise} must end with its check"
     kinds = [cell.cell_type for cell in inside]
     assert kinds[:1] == ["markdown"] and "code" in kinds, (
         f"{relative(path)}: solution {exercise} has no worked solution (prose, then code) in {framework.label}"
@@ -91,10 +112,36 @@ def test_each_exercise_has_a_collapsed_solution_holding_its_prose_and_code(
 
 
 @pytest.mark.parametrize("path", PATHS, ids=relative)
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=framework_ids)
+@pytest.mark.parametrize("exercise", EXERCISE_IDS)
+def test_each_exercise_has_a_starter_a_check_and_a_hint(path: Path, framework: Framework, exercise: int):
+    """In that order; the starter defines the answer's name and raises NotImplementedError; the check and
+    the hint name the exercise and pass the edition's language."""
+    mine = of_framework(readers_cells(cells(path), exercise), framework)
+    tags = [next(t for t in (STARTER_TAG, CHECK_TAG, HINT_TAG) if tagged(cell, t)) for cell in mine]
+    assert tags == [STARTER_TAG, CHECK_TAG, HINT_TAG], f"{relative(path)}: exercise {exercise} has {tags}"
+    starter, check, hint = mine
+    tree = ast.parse(strip_marks(starter))
+    names = [node.name for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))]
+    assert names == [DEFINED_BY_SOLUTIONS[exercise]]
+    assert "raise NotImplementedError" in starter.source
+    language = PROJECT.language_of(path)
+    name, exercise_id = DEFINED_BY_SOLUTIONS[exercise], EXERCISE_IDS[exercise]
+    assert strip_marks(check) == f"d2l.check_exercise('{exercise_id}', {name}, lang='{language}')"
+    assert strip_marks(hint) == f"d2l.hint_exercise('{exercise_id}', lang='{language}')"
+    assert tagged(hint, "remove-output"), "the page does not give the hint away; running the cell does"
+    last = solution_cells(cells(path), exercise)[-2]
+    assert strip_marks(last) == strip_marks(check), "the solution ends with the same check"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=relative)
 def test_exercise_labels_are_the_same_in_every_edition(path: Path):
     english = PROJECT.edition_dir("en") / CHAPTER
-    labels = [EXERCISE.match(c.source.strip()) for c in cells(english) if c.get("id", "").startswith("exercise-")]
-    mine = [EXERCISE.match(c.source.strip()) for c in cells(path) if c.get("id", "").startswith("exercise-")]
+    def is_exercise(cell: nbformat.NotebookNode) -> bool:
+        return re.fullmatch(r"exercise-\d+-md", cell.get("id", "")) is not None
+
+    labels = [EXERCISE.match(c.source.strip()) for c in cells(english) if is_exercise(c)]
+    mine = [EXERCISE.match(c.source.strip()) for c in cells(path) if is_exercise(c)]
     assert [m and m["label"] for m in mine] == [m and m["label"] for m in labels]
 
 

@@ -4,6 +4,7 @@ with a message naming the file and the cell."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -372,3 +373,27 @@ def test_a_slide_mark_missing_in_ko(book: Project) -> None:
     edit_cell(book, "en", cell_id, mark)
     where = edit_cell(book, "ko", cell_id, lambda cell: None)
     assert_reported(book, where, "slide marks differ from English", "[~~")
+
+
+def test_a_check_cell_passes_its_own_editions_language(book: Project) -> None:
+    """``lang='ko'`` is the Korean page's own language; ``lang='en'`` there is a mistake."""
+    english = english_cell(book, "exercise-4-check")
+    assert "lang='en'" in english.source
+    where = edit_cell(book, "ko", "exercise-4-check", replace("lang='ko'", "lang='en'"))
+    assert_reported(book, where, "code differs from English", "lang='en'")
+
+
+def test_a_check_cells_report_may_differ_in_words_not_in_lines() -> None:
+    def cell(report: str) -> Cell:
+        outputs = (
+            {"output_type": "stream", "name": "stdout", "text": report},
+            {"output_type": "execute_result", "data": {"text/plain": "CheckResult('x', passed=False)"}, "metadata": {}},
+        )
+        return Cell(1, "exercise-1-check", "code", "d2l.check_exercise('x', f)", ("d2l-check",), outputs)
+
+    english, indonesian = cell("Checking x:\n  ✗ it fails\n"), cell("Memeriksa x:\n  ✗ gagal\n")
+    assert compare_outputs(english, indonesian) == []
+    assert compare_outputs(english, cell("Memeriksa x:\n"))  # a line less: another report
+    verdict = {**english.outputs[1], "data": {"text/plain": "CheckResult('x', passed=True)"}}
+    passed = dataclasses.replace(english, outputs=(english.outputs[0], verdict))
+    assert compare_outputs(english, passed)  # the verdict is the same in every edition
