@@ -23,7 +23,7 @@ D2LBOOK_VENV := .venv-d2lbook
 D2LBOOK_STAMP := $(D2LBOOK_VENV)/.installed
 REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 
-.PHONY: setup slides-setup slides book lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
+.PHONY: setup slides-setup slides book assignment lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
 
 # tools/pip_install.py is pip install done by uv (pinned in requirements.txt, installed first
 # by pip), with the package sources of pip's configuration: the same packages, in a fraction
@@ -110,6 +110,10 @@ check-notebooks: setup
 ## make outputs: re-execute every framework's notebook headlessly and store its outputs
 outputs: setup lib
 	$(PY) -m booktools outputs
+
+## make assignment: the exercises as assignments for instructors, per edition and framework, into _build/assignments/
+assignment: setup
+	$(PY) -m booktools assignment
 
 ## make check-translations: the Indonesian and Korean editions match English
 check-translations: setup

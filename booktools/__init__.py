@@ -7,7 +7,7 @@ The packages, one concern each (every module, the data flow and the how-tos:
 
 - ``project``: every path of the book, and ``_config.yml`` and ``_toc.yml`` as read.
 - ``sources/``: what authors write, read and validated (marks, config, strings, quizzes).
-- ``derive/``: what is generated from it (``d2l_lib``, ``notebooks/``, stored outputs).
+- ``derive/``: what is generated from it (``d2l_lib``, ``notebooks/``, stored outputs, assignments).
 - ``website/``: the site of every edition; ``website/theme/`` is its Sphinx extension.
 - ``slides/``: the lecture decks, through d2lbook in ``.venv-d2lbook``.
 - ``servers/``: the ``d2l-book`` kernel, JupyterLab and the local server for live code.

@@ -11,6 +11,7 @@ The pipeline, as the verbs run it::
     lib           #@save cells        -> d2l_lib/<framework>.py  (make lib)
     notebooks     source pages        -> notebooks/<lang>/<fw>/  (make notebooks)
     outputs       derived notebooks   -> stored outputs          (make outputs)
+    assignment    derived notebooks   -> _build/assignments/     (make assignment)
     book          source pages        -> _build/html/            (make book)
     slides        derived notebooks   -> _build/html/<lang>/slides/
     serve, lab    local servers on 127.0.0.1 with a token
@@ -84,6 +85,12 @@ def _slides(project: Project, args: argparse.Namespace) -> int:
     return decks.run(project)
 
 
+def _assignment(project: Project, args: argparse.Namespace) -> int:
+    from booktools.derive import assignments
+
+    return assignments.run(project, args)
+
+
 def _serve(project: Project, args: argparse.Namespace) -> int:
     from booktools.servers import serve
 
@@ -153,6 +160,7 @@ VERBS = (
     Verb("lib", "generate d2l_lib/<framework>.py from the #@save cells", _lib, _check_option),
     Verb("notebooks", "derive notebooks/<lang>/<framework>/ from the source pages", _notebooks, _check_option),
     Verb("outputs", "re-execute the notebooks headlessly and store their outputs", _outputs, _outputs_options),
+    Verb("assignment", "write the exercises as assignments for instructors into _build/assignments", _assignment),
     Verb("book", "build every edition of the site, and its slides, into _build/html", _book),
     Verb("slides", "build the lecture slides into the built site", _slides),
     Verb("serve", "serve the built site and a local Jupyter server for its live code", _serve, _serve_options),

@@ -26,7 +26,7 @@ from sphinx_external_toc.parsing import parse_toc_yaml
 from booktools.sources.config import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
 from booktools.sources.schema import read_yaml
 
-__all__ = ["BUILD_INPUTS", "SOURCE_LANGUAGE", "Project"]
+__all__ = ["ASSIGNMENT_RELEASE", "ASSIGNMENT_SOURCE", "BUILD_INPUTS", "SOURCE_LANGUAGE", "Project"]
 
 CONFIG_FILE = "_config.yml"
 TOC_FILE = "_toc.yml"
@@ -36,6 +36,8 @@ LIBRARY = "d2l_lib"
 NOTEBOOKS = "notebooks"
 D2LBOOK_ENV = ".venv-d2lbook"
 TOOLS = "booktools"
+# The two notebooks of an assignment: the students' (``release``) and nbgrader's (``source``).
+ASSIGNMENT_RELEASE, ASSIGNMENT_SOURCE = "release", "source"
 # Folders beside the pages that every edition's site reads as they are (figures).
 SHARED_FOLDERS = ("img",)
 # What a build of the site reads: a scratch copy of the book needs these, and the site is
@@ -137,6 +139,25 @@ class Project:
     def site_dir(self) -> Path:
         """``_build/html/``: the built site, one folder per edition."""
         return self.build_dir / "html"
+
+    @property
+    def assignments_dir(self) -> Path:
+        """``_build/assignments/``: the chapter's exercises as assignments, one folder per edition."""
+        return self.build_dir / "assignments"
+
+    def assignment_dir(self, language: str, framework: str, version: str) -> Path:
+        """``_build/assignments/<language>/<framework>/<version>/``: ``release`` (students) or ``source`` (nbgrader).
+
+        Raises:
+            ValueError: if ``version`` is neither.
+        """
+        if version not in (ASSIGNMENT_RELEASE, ASSIGNMENT_SOURCE):
+            raise ValueError(f"an assignment's version is {ASSIGNMENT_RELEASE} or {ASSIGNMENT_SOURCE}, not {version!r}")
+        return self.assignments_dir / language / framework / version
+
+    def assignment_readme(self, language: str) -> Path:
+        """``_build/assignments/<language>/README.md``: the instructor's guide to one edition's assignments."""
+        return self.assignments_dir / language / "README.md"
 
     @property
     def d2lbook_env(self) -> Path:

@@ -2,10 +2,11 @@
 
 Everything the site itself says around the pages (the buttons of the code cells,
 the Live code button and its messages, the link to the slides, the API page's
-title and introduction) is in its edition's file, English included, and nowhere
-else. A file that lacks a string, or has one the schema does not know, fails
-the build naming the file and the key (``booktools.sources.schema``): no edition
-silently falls back to English. The strings of the library itself (the quiz's
+title and introduction), and the instructor's README of ``make assignment``, is
+in its edition's file, English included, and nowhere else. A file that lacks a
+string, or has one the schema does not know, fails the build (and ``make
+assignment``) naming the file and the key (``booktools.sources.schema``): no
+edition silently falls back to English. The strings of the library itself (the quiz's
 controls) ship with ``d2l_lib`` as package data (``d2l_lib/messages/<lang>.json``),
 so that a notebook in Colab has them too; they are checked with the editions here.
 """
@@ -20,7 +21,15 @@ from typing import Any
 from booktools.project import Project
 from booktools.sources.schema import load
 
-__all__ = ["ApiStrings", "EditionStrings", "LiveStrings", "check_library_messages", "load_strings", "sphinx_settings"]
+__all__ = [
+    "ApiStrings",
+    "AssignmentStrings",
+    "EditionStrings",
+    "LiveStrings",
+    "check_library_messages",
+    "load_strings",
+    "sphinx_settings",
+]
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,27 @@ class ApiStrings:
 
 
 @dataclass(frozen=True)
+class AssignmentStrings:
+    """The instructor's README of the assignments (``booktools.derive.assignments``), markdown."""
+
+    title: str
+    introduction: str
+    files_heading: str
+    release: str  # what release/ holds
+    source: str  # what source/ holds
+    hand_out_heading: str
+    hand_out: str
+    nbgrader_heading: str
+    nbgrader: str
+    grading_heading: str
+    grading: str
+    honesty_heading: str
+    honesty: str  # {names}: the library's reference solutions
+    pages_heading: str
+    no_pages: str
+
+
+@dataclass(frozen=True)
 class EditionStrings:
     """Every interface string of one edition."""
 
@@ -64,6 +94,7 @@ class EditionStrings:
     slides: str  # "Slides": the link on every page, the landing page and the decks' index
     api: ApiStrings
     live: LiveStrings
+    assignment: AssignmentStrings
 
 
 def load_strings(project: Project, language: str) -> EditionStrings:
