@@ -114,7 +114,8 @@ class CheckResult:
         if self.passed:
             lines += wrap(_fill(text["all_passed"], {"count": total}))
         else:
-            lines += wrap(_fill(text["some_failed"], {"failed": failed, "count": total, "exercise": self.exercise, "lang": self.lang}))
+            fields = {"failed": failed, "count": total, "exercise": self.exercise, "lang": self.lang}
+            lines += wrap(_fill(text["some_failed"], fields))
         return "\n".join(lines)
 
 

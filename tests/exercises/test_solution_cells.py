@@ -137,6 +137,7 @@ def test_each_exercise_has_a_starter_a_check_and_a_hint(path: Path, framework: F
 @pytest.mark.parametrize("path", PATHS, ids=relative)
 def test_exercise_labels_are_the_same_in_every_edition(path: Path):
     english = PROJECT.edition_dir("en") / CHAPTER
+
     def is_exercise(cell: nbformat.NotebookNode) -> bool:
         return re.fullmatch(r"exercise-\d+-md", cell.get("id", "")) is not None
 
