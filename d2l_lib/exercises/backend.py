@@ -101,6 +101,13 @@ def wrong_type(expected: str, value: Any, what: str) -> Failure:
     return Failure("wrong_type", what=what, expected=expected, received=type_name(value))
 
 
+def returned(value: Any, name: str) -> Any:
+    """Return what the reader's ``name`` returned; raise ``Failure("returns_none")`` for None (a body of ``...``)."""
+    if value is None or value is Ellipsis:
+        raise Failure("returns_none", fatal=True, name=name, received=repr(value))
+    return value
+
+
 def guarded(call: Callable[[], Any], name: str) -> Any:
     """Run the reader's ``call``; turn what it raises into a ``Failure`` that names it, without a traceback."""
     try:

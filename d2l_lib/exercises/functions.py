@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from d2l_lib.exercises import mistakes
-from d2l_lib.exercises.backend import Backend, guarded, type_name
+from d2l_lib.exercises.backend import Backend, guarded, returned, type_name
 from d2l_lib.exercises.report import Failure
 from d2l_lib.exercises.steps import Step, compare
 
@@ -87,14 +87,29 @@ def masked_softmax_steps(backend: Backend, answer: Any) -> list[Step]:
         if received.dtype != np.float16:
             raise Failure("dtype", mistake="dtype_promoted", expected="float16", received=received.dtype)
         if not np.isfinite(received).all():
-            raise Failure("not_finite", mistake="overflow")
+            raise Failure("not_finite", mistake=_not_finite_in_float16(X, lens, received))
         _zero_rows(X, lens, received)
         compare("masked_softmax(X, valid_lens)", expected("float16"), received, RTOL_16, ATOL_16)
+
+    def _not_finite_in_float16(X: np.ndarray, lens: np.ndarray, received: np.ndarray) -> str:
+        """The mistake behind NaN or inf in float16: an overflowing constant, unless float32 has them too."""
+        try:
+            wide = guarded(lambda: answer(backend.tensor(X.astype(np.float32)), backend.tensor(lens)), "masked_softmax")
+            finite32 = np.isfinite(backend.numpy(wide, "masked_softmax(X, valid_lens)")).all()
+        except Failure:  # float32 fails otherwise: the float16 steps are still what is told
+            finite32 = True
+        if finite32:
+            return "overflow"
+        return "zero_len_nan" if np.isfinite(received[mistakes.keep_mask(X.shape, lens).any(-1)]).all() else "nan"
 
     def unmodified() -> None:
         _, after, _ = call("example_1d")
         X = inputs["example_1d"][0]
-        compare("X", X, after, 0.0, 0.0)
+        try:
+            compare("X", X, after, 0.0, 0.0)
+        except Failure as failure:  # whatever X became, an in-place operation changed it
+            failure.mistake = "inplace"
+            raise
 
     return [
         ("ms_returns", "example_1d", returns),
@@ -153,7 +168,7 @@ def attention_cost_steps(backend: Backend, answer: Any) -> list[Step]:
     reference = backend.reference().attention_cost
 
     def call(case: str) -> dict[str, Any]:
-        result = guarded(lambda: answer(**COST_CASES[case]), "attention_cost")
+        result = returned(guarded(lambda: answer(**COST_CASES[case]), "attention_cost"), "attention_cost")
         if not isinstance(result, dict):
             received = type_name(result)
             raise Failure("wrong_type", fatal=True, what="attention_cost(...)", expected="dict", received=received)

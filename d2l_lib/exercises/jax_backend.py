@@ -15,7 +15,7 @@ import numpy as np
 from flax import linen as nn
 from jax import numpy as jnp
 
-from d2l_lib.exercises.backend import LayerInputs, LayerRun, wrong_type
+from d2l_lib.exercises.backend import LayerInputs, LayerRun, returned, wrong_type
 from d2l_lib.exercises.report import Failure
 
 INPUTS = ("queries", "keys", "values")
@@ -55,7 +55,7 @@ class JaxBackend:
         arrays = [jnp.asarray(getattr(inputs, name)) for name in INPUTS]
         lens = None if inputs.valid_lens is None else self.tensor(inputs.valid_lens)
         variables = layer.init(jax.random.key(0), *arrays, lens)
-        output, weights = self._pair(layer.apply(variables, *arrays, lens))
+        output, weights = self._pair(returned(layer.apply(variables, *arrays, lens), f"{cls.__name__}.__call__"))
         run = LayerRun(self.numpy(output, "output"), self.numpy(weights, "attention_weights"), grads=None)
         leaves = jax.tree_util.tree_leaves(variables)
         run.params = [np.asarray(leaf) for leaf in leaves]

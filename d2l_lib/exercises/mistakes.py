@@ -43,8 +43,8 @@ def masked_softmax(X: np.ndarray, valid_lens: np.ndarray | None, axis: int = -1)
 def masked_softmax_variants(X: np.ndarray, valid_lens: np.ndarray | None) -> dict[str, np.ndarray]:
     """What ``masked_softmax(X, valid_lens)`` returns under each common mistake."""
     variants = {"no_mask": softmax(X)}
-    if valid_lens is None:
-        return variants
+    if valid_lens is None:  # a softmax over the queries shows already without lengths
+        return variants | {"wrong_axis": softmax(X, axis=-2)}
     variants["off_by_one"] = masked_softmax(X, valid_lens + 1)
     variants["off_by_one_short"] = masked_softmax(X, np.maximum(valid_lens - 1, 0))
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -10,7 +10,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from d2l_lib.exercises.backend import LayerInputs, LayerRun, wrong_type
+from d2l_lib.exercises.backend import LayerInputs, LayerRun, returned, wrong_type
 from d2l_lib.exercises.report import Failure
 
 INPUTS = ("queries", "keys", "values")
@@ -49,7 +49,7 @@ class TensorFlowBackend:
     def run_layer(self, cls: type, kwargs: dict[str, Any], inputs: LayerInputs) -> LayerRun:
         layer = cls(**kwargs)
         output, _ = self._call(layer, inputs)
-        out = self.numpy(output, "output")
+        out = self.numpy(returned(output, f"{cls.__name__}.call"), "output")
         weights = getattr(layer, "attention_weights", None)
         if weights is None:
             raise Failure("weights_not_stored", api="attention_weights")

@@ -8,7 +8,8 @@ fixture and runs once per framework (its id is the framework's name: ``torch``, 
 folders ``torch/``, ``jax/`` and ``tensorflow/`` beside them.
 
 Which frameworks run: ``--framework NAME`` (repeatable) or the environment variable
-``D2L_TEST_FRAMEWORKS`` (names separated by commas), all three by default. ``make
+``D2L_TEST_FRAMEWORKS`` (names separated by commas), all three by default; the plugin
+``tests/frameworks.py`` selects them, for these tests and those of ``tests/exercises``. ``make
 test-versions`` picks one in an environment that has only that one installed; no shared
 module imports a framework itself: ``lib`` imports the one it stands for, from
 ``frameworks/<name>_lib.py``. (``test_cross_framework.py``, ``test_quiz_answers.py`` and
@@ -26,7 +27,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import os
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -37,122 +38,26 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib import pyplot as plt  # noqa: E402
 
-FRAMEWORKS = ("torch", "jax", "tensorflow")
-FRAMEWORKS_VARIABLE = "D2L_TEST_FRAMEWORKS"
-ADAPTERS = Path(__file__).resolve().parent / "frameworks"
-# JAX compiles every operation for every new shape, and these tests call the library on many
-# small inputs: most of their time goes into XLA's CPU compiler. Its expensive LLVM passes buy
-# nothing for arrays of a few dozen numbers, so this process skips them. XLA reads XLA_FLAGS
-# once, when it compiles its first program; the variable is then restored, so that
-# subprocesses, notebook kernels included, compile as usual.
-FAST_COMPILE = "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
+
+def _frameworks():
+    """``tests/frameworks.py``, the plugin that selects the frameworks (shared with ``tests/exercises``)."""
+    path = Path(__file__).resolve().parents[1] / "frameworks.py"
+    name = "d2l_tests_frameworks"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]
 
 
-def pytest_addoption(parser):
-    parser.addoption(
-        "--framework",
-        action="append",
-        choices=FRAMEWORKS,
-        help=f"run the library's tests for this framework only (repeatable; default: ${FRAMEWORKS_VARIABLE} or all)",
-    )
-
-
-def selected_frameworks(config) -> tuple[str, ...]:
-    """The frameworks to test: ``--framework``, else ``$D2L_TEST_FRAMEWORKS``, else all three."""
-    chosen = config.getoption("--framework", default=None)
-    if not chosen:
-        chosen = [name.strip() for name in os.environ.get(FRAMEWORKS_VARIABLE, "").split(",") if name.strip()]
-    unknown = sorted(set(chosen) - set(FRAMEWORKS))
-    if unknown:
-        raise pytest.UsageError(f"{FRAMEWORKS_VARIABLE}: unknown framework {', '.join(unknown)}")
-    return tuple(name for name in FRAMEWORKS if name in chosen) if chosen else FRAMEWORKS
-
-
-def _compile_jax_fast() -> None:
-    previous = os.environ.get("XLA_FLAGS")
-    os.environ["XLA_FLAGS"] = f"{previous or ''} {FAST_COMPILE}".strip()
-    try:
-        import jax
-
-        jax.block_until_ready(jax.jit(lambda x: x + 1)(1))
-    finally:
-        if previous is None:
-            del os.environ["XLA_FLAGS"]
-        else:
-            os.environ["XLA_FLAGS"] = previous
-
-
-def pytest_configure(config):
-    if "jax" in selected_frameworks(config):
-        _compile_jax_fast()
-
-
-def pytest_report_header(config):
-    return f"d2l_lib frameworks: {', '.join(selected_frameworks(config))}"
-
-
-def pytest_generate_tests(metafunc):
-    """Run every test that takes ``lib`` once per selected framework (tests that parametrize a
-    ``framework`` of their own, without ``lib``, are left alone)."""
-    if "lib" in metafunc.fixturenames:
-        frameworks = selected_frameworks(metafunc.config)
-        metafunc.parametrize("framework", frameworks, ids=frameworks, scope="session")
-
-
-FACTS = {
-    "torch": {
-        "tab": "pytorch",
-        "array_type": "torch.Tensor",
-        "shape_types": "tuple, list or torch.Size",
-        "int_dtypes": ("int64", "int32", "int16", "uint8"),
-        "unmasked_rtol": 0.0,
-        "unmasked_atol": 0.0,
-    },
-    "jax": {
-        "tab": "jax",
-        "array_type": "jax.Array or a NumPy array",
-        "shape_types": "tuple or a list",
-        "int_dtypes": ("int32", "int16", "int8", "uint8", "uint16", "uint32", "int64"),
-        # JAX 0.4 runs the unmasked softmax op by op and the masked one compiled: one float32 ulp apart.
-        "unmasked_rtol": 1e-6,
-        # An output mixes those weights with values of both signs: one near zero moves by about
-        # one ulp of the values (6.5e-8 on JAX 0.4.30), which no relative bound covers.
-        "unmasked_atol": 1e-7,
-    },
-    "tensorflow": {
-        "tab": "tensorflow",
-        "array_type": "tf.Tensor",
-        "shape_types": "tuple, list or tf.TensorShape",
-        "int_dtypes": ("int64", "int32", "int16", "int8", "uint8"),
-        "unmasked_rtol": 0.0,
-        "unmasked_atol": 0.0,
-    },
-}
-"""Where the frameworks' libraries differ, as the shared tests see it: the tab of the lesson's
-cells, how error messages name the array and shape types, the integer dtypes lengths may have,
-and how far a softmax without lengths (and the outputs it weighs) may be from one with full lengths."""
-
-
-@functools.cache
-def load_lib(framework: str):
-    """The adapter of ``framework`` (``frameworks/<framework>_lib.py``), imported on first use,
-    with its ``name`` and its ``FACTS``."""
-    path = ADAPTERS / f"{framework}_lib.py"
-    spec = importlib.util.spec_from_file_location(f"d2l_tests_{framework}_lib", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    lib = module.Lib()
-    lib.name = framework
-    vars(lib).update(FACTS[framework])
-    return lib
-
-
-@pytest.fixture(scope="session")
-def lib(framework):
-    """The framework under test: ``lib.d2l`` is its ``d2l_lib`` module; ``lib.array``,
-    ``lib.randn``, ``lib.numpy``, ``lib.grad``, ``lib.layer`` ... make, read and differentiate
-    its arrays and call its layers alike (``frameworks/torch_lib.py`` and its twins)."""
-    return load_lib(framework)
+_selection = _frameworks()
+# The plugin's hooks and fixture, as this conftest's (re-exported: pytest finds them here).
+pytest_addoption = _selection.pytest_addoption
+pytest_configure = _selection.pytest_configure
+pytest_report_header = _selection.pytest_report_header
+pytest_generate_tests = _selection.pytest_generate_tests
+lib = _selection.lib
+FRAMEWORKS, selected_frameworks, load_lib = _selection.FRAMEWORKS, _selection.selected_frameworks, _selection.load_lib
 
 
 def _raises(error, fn, *fragments):
