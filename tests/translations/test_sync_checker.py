@@ -383,7 +383,7 @@ def test_a_check_cell_passes_its_own_editions_language(book: Project) -> None:
     assert_reported(book, where, "code differs from English", "lang='en'")
 
 
-def test_a_check_cells_report_may_differ_in_words_not_in_lines() -> None:
+def test_a_check_cells_report_may_differ_in_words_not_in_verdicts() -> None:
     def cell(report: str) -> Cell:
         outputs = (
             {"output_type": "stream", "name": "stdout", "text": report},
@@ -391,9 +391,11 @@ def test_a_check_cells_report_may_differ_in_words_not_in_lines() -> None:
         )
         return Cell(1, "exercise-1-check", "code", "d2l.check_exercise('x', f)", ("d2l-check",), outputs)
 
-    english, indonesian = cell("Checking x:\n  ✗ it fails\n"), cell("Memeriksa x:\n  ✗ gagal\n")
+    english = cell("Checking x:\n  ✓ it runs\n  ✗ it fails on a long\n    input\n")
+    indonesian = cell("Memeriksa x:\n  ✓ berjalan\n  ✗ gagal pada masukan panjang\n")  # wrapped otherwise
     assert compare_outputs(english, indonesian) == []
-    assert compare_outputs(english, cell("Memeriksa x:\n"))  # a line less: another report
+    assert compare_outputs(english, cell("Memeriksa x:\n  ✓ berjalan\n  ✓ lulus\n"))  # another verdict
+    assert compare_outputs(english, cell("Memeriksa x:\n  ✓ berjalan\n"))  # a property less
     verdict = {**english.outputs[1], "data": {"text/plain": "CheckResult('x', passed=True)"}}
     passed = dataclasses.replace(english, outputs=(english.outputs[0], verdict))
     assert compare_outputs(english, passed)  # the verdict is the same in every edition

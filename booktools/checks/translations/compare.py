@@ -43,6 +43,7 @@ from booktools.sources.quizzes import QUIZ_TAG, quiz_prose
 from booktools.sources.save_marks import SAVE_MARK, saved_statements
 from booktools.sources.slide_marks import mark_kinds, strip_slide_marks
 
+CHECK_MARKS = re.compile("[✓✗]")  # a check's report marks each property it checked (d2l_lib.exercises)
 IGNORED_OUTPUT_TAGS = {"nbval-ignore-output", "nbval-skip"}  # outputs that differ from run to run
 
 
@@ -87,9 +88,10 @@ def _plain_outputs(cell: Cell) -> list[dict[str, Any]]:
     for stored in cell.outputs:
         output = {key: value for key, value in stored.items() if key != "execution_count"}
         if EDITION_OUTPUT_TAGS & set(cell.tags) and output["output_type"] == "stream":
-            # printed in the edition's language: only the number of lines must match English
-            lines = output["text"] if isinstance(output["text"], str) else "".join(output["text"])
-            output = {**output, "text": f"({len(lines.splitlines())} lines)\n"}
+            # printed in the edition's language (and wrapped to its words): a check's report must
+            # mark the same properties as holding (✓) or failing (✗), in the same order, as English
+            text = output["text"] if isinstance(output["text"], str) else "".join(output["text"])
+            output = {**output, "text": "marks " + "".join(CHECK_MARKS.findall(text)) + "\n"}
         if IGNORED_OUTPUT_TAGS & set(cell.tags):
             output = {
                 "output_type": output["output_type"],
