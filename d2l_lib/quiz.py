@@ -60,6 +60,7 @@ def labels(lang: str) -> dict[str, str]:
     quiz: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))["quiz"]
     return quiz
 
+
 STYLE = """
 .d2l-quiz { --quiz-ok: #1a7f37; --quiz-bad: #b3261e; --quiz-line: rgba(127, 127, 127, 0.45);
   max-width: 100%; box-sizing: border-box; color: inherit; overflow-wrap: anywhere; }

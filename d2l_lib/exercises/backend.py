@@ -9,6 +9,7 @@ D2L's code of that framework does, and hands NumPy arrays back.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Protocol
@@ -85,6 +86,29 @@ class Backend(Protocol):
     def run_reference(self, kind: str, inputs: LayerInputs, M: np.ndarray | None = None) -> LayerRun:
         """Run the library's layer for exercise ``kind`` ("distance" or "bilinear", with matrix ``M``)."""
         ...
+
+
+class FrameworkBackend:
+    """What every backend shares: its reference module and its layer class, by name.
+
+    A subclass sets ``module`` (``d2l_lib.<module>`` is the reference) and ``layer_class``
+    (the class a layer answer must subclass).
+    """
+
+    module: str
+    layer_class: type
+
+    def reference(self) -> ModuleType:
+        """Return ``d2l_lib.<module>``, the reference implementations."""
+        return importlib.import_module(f"d2l_lib.{self.module}")
+
+    def is_layer_class(self, answer: Any) -> bool:
+        """Whether ``answer`` is a subclass of the framework's layer class."""
+        return isinstance(answer, type) and issubclass(answer, self.layer_class)
+
+    def is_layer(self, answer: Any) -> bool:
+        """Whether ``answer`` is an instance of the framework's layer class."""
+        return isinstance(answer, self.layer_class)
 
 
 def type_name(value: Any) -> str:

@@ -6,8 +6,6 @@ As in D2L's JAX code, a layer returns ``(output, attention_weights)``, takes ``t
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
 from typing import Any
 
 import jax
@@ -15,21 +13,20 @@ import numpy as np
 from flax import linen as nn
 from jax import numpy as jnp
 
-from d2l_lib.exercises.backend import LayerInputs, LayerRun, returned, wrong_type
+from d2l_lib.exercises.backend import FrameworkBackend, LayerInputs, LayerRun, returned, wrong_type
 from d2l_lib.exercises.report import Failure
 
 INPUTS = ("queries", "keys", "values")
 
 
-class JaxBackend:
+class JaxBackend(FrameworkBackend):
     """Arrays are ``jax.Array``; lengths are int32; gradients come from ``jax.grad``."""
 
     name = "jax"
     tensor_type = "jax.Array"
     layer_base = "flax.linen.Module"
-
-    def reference(self) -> ModuleType:
-        return importlib.import_module("d2l_lib.jax")
+    module = "jax"
+    layer_class = nn.Module
 
     def tensor(self, array: np.ndarray) -> jax.Array:
         return jnp.asarray(array, dtype=jnp.int32 if array.dtype.kind in "iu" else None)
@@ -38,12 +35,6 @@ class JaxBackend:
         if not isinstance(value, jax.Array):
             raise wrong_type(self.tensor_type, value, what)
         return np.asarray(value)
-
-    def is_layer_class(self, answer: Any) -> bool:
-        return isinstance(answer, type) and issubclass(answer, nn.Module)
-
-    def is_layer(self, answer: Any) -> bool:
-        return isinstance(answer, nn.Module)
 
     def _pair(self, result: Any) -> tuple[Any, Any]:
         if not (isinstance(result, tuple) and len(result) == 2):

@@ -61,9 +61,7 @@ Variants = dict[str, tuple[np.ndarray, np.ndarray]]  # mistake -> (weights, outp
 
 def _check_run(run: LayerRun, want: LayerRun, variants: Variants) -> None:
     """Compare a layer's weights, then its output, with the reference; name a mistake they match."""
-    compare(
-        "attention_weights", want.weights, run.weights, RTOL, ATOL, {k: w for k, (w, _) in variants.items()}
-    )
+    compare("attention_weights", want.weights, run.weights, RTOL, ATOL, {k: w for k, (w, _) in variants.items()})
     compare("output", want.output, run.output, RTOL, ATOL, {k: o for k, (_, o) in variants.items()})
 
 

@@ -2,29 +2,26 @@
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
 from typing import Any
 
 import keras
 import numpy as np
 import tensorflow as tf
 
-from d2l_lib.exercises.backend import LayerInputs, LayerRun, returned, wrong_type
+from d2l_lib.exercises.backend import FrameworkBackend, LayerInputs, LayerRun, returned, wrong_type
 from d2l_lib.exercises.report import Failure
 
 INPUTS = ("queries", "keys", "values")
 
 
-class TensorFlowBackend:
+class TensorFlowBackend(FrameworkBackend):
     """Tensors are ``tf.Tensor``; lengths are int32; gradients come from ``tf.GradientTape``."""
 
     name = "tensorflow"
     tensor_type = "tf.Tensor"
     layer_base = "keras.layers.Layer"
-
-    def reference(self) -> ModuleType:
-        return importlib.import_module("d2l_lib.tensorflow")
+    module = "tensorflow"
+    layer_class = keras.layers.Layer
 
     def tensor(self, array: np.ndarray) -> tf.Tensor:
         return tf.constant(array, dtype=tf.int32 if array.dtype.kind in "iu" else None)
@@ -33,12 +30,6 @@ class TensorFlowBackend:
         if not tf.is_tensor(value):
             raise wrong_type(self.tensor_type, value, what)
         return np.asarray(value)
-
-    def is_layer_class(self, answer: Any) -> bool:
-        return isinstance(answer, type) and issubclass(answer, keras.layers.Layer)
-
-    def is_layer(self, answer: Any) -> bool:
-        return isinstance(answer, keras.layers.Layer)
 
     def _call(self, layer: Any, inputs: LayerInputs, M: tf.Tensor | None = None) -> tuple[Any, dict[str, Any]]:
         tensors = {name: tf.constant(getattr(inputs, name)) for name in INPUTS}

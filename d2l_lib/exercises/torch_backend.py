@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from d2l_lib.exercises.backend import LayerInputs, LayerRun, returned, wrong_type
+from d2l_lib.exercises.backend import FrameworkBackend, LayerInputs, LayerRun, returned, wrong_type
 from d2l_lib.exercises.report import Failure
 
 
-class TorchBackend:
+class TorchBackend(FrameworkBackend):
     """Tensors are ``torch.Tensor``; lengths are int64; gradients come from ``backward``."""
 
     name = "pytorch"
     tensor_type = "torch.Tensor"
     layer_base = "torch.nn.Module"
-
-    def reference(self) -> ModuleType:
-        return importlib.import_module("d2l_lib.torch")
+    module = "torch"
+    layer_class = nn.Module
 
     def tensor(self, array: np.ndarray) -> torch.Tensor:
         return torch.tensor(array, dtype=torch.int64 if array.dtype.kind in "iu" else None)
@@ -31,12 +28,6 @@ class TorchBackend:
         if not isinstance(value, torch.Tensor):
             raise wrong_type(self.tensor_type, value, what)
         return value.detach().cpu().numpy()
-
-    def is_layer_class(self, answer: Any) -> bool:
-        return isinstance(answer, type) and issubclass(answer, nn.Module)
-
-    def is_layer(self, answer: Any) -> bool:
-        return isinstance(answer, nn.Module)
 
     def _tensors(self, inputs: LayerInputs, grad: bool) -> dict[str, torch.Tensor]:
         tensors = {n: torch.tensor(getattr(inputs, n), requires_grad=grad) for n in ("queries", "keys", "values")}
