@@ -224,21 +224,24 @@ def test_the_landing_page_links_every_edition(page, site_url, built_editions, sc
     assert_offline(page)
 
 
+EXERCISES = 4  # the lesson's code and discussion exercises, each with a collapsed solution
+
+
 @pytest.mark.parametrize("code", EDITIONS)
 def test_solutions_are_collapsed_until_clicked(page, site_url, built_editions, screenshots, code):
     # sphinx-exercise: numbered, labelled exercises; each solution one collapsed block that
     # holds its prose and its code cells (with their outputs), titled in the edition's language.
     open_chapter(page, site_url, code, built_editions)
     exercises = page.locator("div.exercise")
-    assert exercises.count() == 3, "three numbered exercises"
+    assert exercises.count() == EXERCISES, "four numbered exercises"
     solutions = page.locator("div.solution.dropdown")
-    assert solutions.count() == 3, "one collapsed solution per exercise"
-    titles = [solutions.nth(i).locator(".admonition-title").inner_text() for i in range(3)]
+    assert solutions.count() == EXERCISES, "one collapsed solution per exercise"
+    titles = [solutions.nth(i).locator(".admonition-title").inner_text() for i in range(EXERCISES)]
     assert all(re.search(r"\d\.\d", title) for title in titles), f"solutions name their exercise: {titles}"
     if code != "en":
         assert not any("Solution" in title for title in titles), f"untranslated solution titles: {titles}"
         assert "Exercise" not in exercises.first.inner_text(), "untranslated exercise label"
-    for index in range(3):
+    for index in range(EXERCISES):
         solution = solutions.nth(index)
         cells = solution.locator(".cell")
         assert cells.count() >= 1, f"solution {index + 1} holds its code cells"
