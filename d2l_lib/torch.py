@@ -372,8 +372,6 @@ def _check_attention_inputs(
         )
 
 
-# ---- from chapters/en/attention-scoring-in-practice.ipynb, cell pending-weights
-# ---- section: The Library's Attention Layers (subsec_library-layers)
 def _kept(tensor: torch.Tensor) -> tuple[torch.Tensor, int | None]:
     """Return ``tensor`` with its version, or a copy of it and ``None``.
 
