@@ -378,9 +378,14 @@ def _kept(tensor: torch.Tensor) -> tuple[torch.Tensor, int | None]:
     Every in-place change of a tensor increments its version counter, so
     the version tells later whether the tensor still holds what a call saw.
     Inference tensors (made under ``torch.inference_mode``) have no version
-    counter: they are copied instead.
+    counter: they are copied instead, lazily where PyTorch can (the copy is
+    made only if the tensor is written to while the layer holds it).
     """
     if tensor.is_inference():
+        # Copy-on-write where PyTorch offers it (a private function)
+        lazy_clone = getattr(torch, '_lazy_clone', None)
+        if lazy_clone is not None:
+            return lazy_clone(tensor), None
         return tensor.clone(), None
     return tensor, tensor._version
 

@@ -157,8 +157,14 @@ def test_values_changed_in_place_do_not_matter_to_the_weights():
     assert torch.equal(attention.attention_weights, _explicit(queries, keys, values, None)[1])
 
 
-def test_inference_tensors_changed_in_place_give_the_calls_weights():
-    """Inference tensors have no version counter: the layer keeps copies of them."""
+@pytest.mark.parametrize("lazy", [True, False], ids=["copy-on-write", "clone"])
+def test_inference_tensors_changed_in_place_give_the_calls_weights(lazy, monkeypatch):
+    """Inference tensors have no version counter: the layer keeps copies of them,
+    copy-on-write where torch has ``_lazy_clone``, a plain clone where it has not."""
+    if not lazy:
+        monkeypatch.delattr(torch, "_lazy_clone", raising=False)
+    elif not hasattr(torch, "_lazy_clone"):
+        pytest.skip("this torch has no torch._lazy_clone (copy-on-write)")
     with torch.inference_mode():
         queries, keys, values = _inputs()
         lens = torch.tensor([1, 2, 3])
