@@ -302,7 +302,7 @@ def masked_softmax(X: tf.Tensor, valid_lens) -> tf.Tensor:
     lowest = tf.constant(X.dtype.min, dtype=X.dtype)
     weights = tf.nn.softmax(tf.where(padding, lowest, X), axis=-1)
     # Exact zeros past the valid length, also for a length of 0
-    return tf.where(padding, tf.zeros_like(weights), weights)
+    return tf.where(padding, tf.zeros((), weights.dtype), weights)
 
 
 # ---- from chapters/en/attention-scoring-in-practice.ipynb, cell attention-inputs-helper-tf

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 from matplotlib import pyplot as plt
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 from d2l_lib import exercises
 
@@ -375,6 +376,71 @@ def _check_attention_inputs(
         )
 
 
+def _kept(tensor: torch.Tensor) -> tuple[torch.Tensor, int | None]:
+    """Return ``tensor`` with its version, or a copy of it and ``None``.
+
+    Every in-place change of a tensor increments its version counter, so
+    the version tells later whether the tensor still holds what a call saw.
+    Inference tensors (made under ``torch.inference_mode``) have no version
+    counter: they are copied instead, lazily where PyTorch can (the copy is
+    made only if the tensor is written to while the layer holds it).
+    """
+    if tensor.is_inference():
+        # Copy-on-write where PyTorch offers it (a private function)
+        lazy_clone = getattr(torch, '_lazy_clone', None)
+        if lazy_clone is not None:
+            return lazy_clone(tensor), None
+        return tensor.clone(), None
+    return tensor, tensor._version
+
+
+class _PendingWeights:
+    """What one call of ``DotProductAttention`` needs to compute its weights.
+
+    Holds the queries, keys and valid lengths the call saw, and whether
+    autograd and inference mode were on, so that ``compute`` returns the
+    weights the call would have computed, or raises if an input was changed
+    in place since.
+    """
+
+    def __init__(
+        self,
+        queries: torch.Tensor,
+        keys: torch.Tensor,
+        lens: torch.Tensor | None,
+    ):
+        self.inputs = {'queries': _kept(queries), 'keys': _kept(keys)}
+        if lens is not None:
+            self.inputs['valid_lens'] = _kept(lens)
+        self.grad_enabled = torch.is_grad_enabled()
+        self.inference = torch.is_inference_mode_enabled()
+
+    def compute(self) -> torch.Tensor:
+        """The masked softmax of the call's scores, as the layer defines it."""
+        for name, (tensor, version) in self.inputs.items():
+            if version is not None and tensor._version != version:
+                raise RuntimeError(
+                    f'the {name} of the last call were changed in place '
+                    'before its attention_weights were read; call the '
+                    'layer again, then read them'
+                )
+        queries, keys = self.inputs['queries'][0], self.inputs['keys'][0]
+        lens = self.inputs.get('valid_lens', (None, None))[0]
+        if lens is not None:
+            # (batch size, 1, 1) or (batch size, no. of queries, 1), as
+            # _valid_lens_per_query returned them: back to (batch size,) or
+            # (batch size, no. of queries)
+            lens = lens.flatten(1)
+            lens = lens.squeeze(1) if lens.shape[1] == 1 else lens
+        with (
+            torch.inference_mode(self.inference),
+            torch.set_grad_enabled(self.grad_enabled),
+        ):
+            d = queries.shape[-1]
+            scores = torch.bmm(queries / math.sqrt(d), keys.transpose(1, 2))
+            return _masked_softmax(scores, lens, overwrite=True)
+
+
 # ---- from chapters/en/attention-scoring-in-practice.ipynb, cell dot-product-attention
 # ---- section: The Library's Attention Layers (subsec_library-layers)
 class DotProductAttention(nn.Module):
@@ -384,12 +450,34 @@ class DotProductAttention(nn.Module):
     of key-value pairs, d), values (batch size, no. of key-value pairs,
     value length), valid_lens ``None``, (batch size,) or (batch size, no. of
     queries). The output has shape (batch size, no. of queries, value
-    length); ``attention_weights`` keeps the weights before dropout.
+    length); ``attention_weights`` gives the weights of the last call
+    before dropout, computed when first read unless the call computed them.
     """
 
     def __init__(self, dropout: float, **kwargs):
         super().__init__(**kwargs)
         self.dropout = nn.Dropout(dropout)
+        self._weights: torch.Tensor | None = None
+        self._pending: _PendingWeights | None = None
+        self._weights_read = False  # were the last call's weights read?
+
+    @property
+    def attention_weights(self) -> torch.Tensor | None:
+        """The weights of the last call, before dropout."""
+        if self._pending is not None:
+            self._weights, self._pending = self._pending.compute(), None
+        self._weights_read = True
+        return self._weights
+
+    @attention_weights.setter
+    def attention_weights(self, weights: torch.Tensor | None) -> None:
+        self._weights, self._pending = weights, None
+
+    def __getstate__(self) -> dict:
+        # Pickles and deep copies hold the layer, not its last call
+        state = self.__dict__.copy()
+        state['_weights'] = state['_pending'] = None
+        return state
 
     def forward(
         self,
@@ -399,16 +487,56 @@ class DotProductAttention(nn.Module):
         valid_lens: torch.Tensor | None = None,
     ) -> torch.Tensor:
         _check_attention_inputs(queries, keys, values, same_length=True)
-        d = queries.shape[-1]
-        # Scale the queries (n x d numbers) rather than the scores (n x m).
-        # Swap the last two axes of keys: (batch, d, pairs), so that bmm
-        # gives (batch, queries, pairs).
-        scores = torch.bmm(queries / math.sqrt(d), keys.transpose(1, 2))
-        # No caller sees these scores: the masked softmax may overwrite them
-        self.attention_weights = _masked_softmax(
-            scores, valid_lens, overwrite=True
+        dropout = self.dropout.p if self.training else 0.0
+        recording = torch.is_grad_enabled() and (
+            queries.requires_grad or keys.requires_grad or values.requires_grad
         )
-        return torch.bmm(self.dropout(self.attention_weights), values)
+        # Without dropout, the weights are computed with the output when
+        # autograd records (the fused kernel's backward pass cannot be
+        # differentiated again) or when the last call's weights were read
+        explicit = dropout == 0 and (recording or self._weights_read)
+        self._weights_read = False
+        if explicit:
+            d = queries.shape[-1]
+            # Scale the queries (n x d numbers) rather than the scores
+            scores = torch.bmm(queries / math.sqrt(d), keys.transpose(1, 2))
+            # No caller sees these scores: the masked softmax may overwrite
+            # them
+            weights = _masked_softmax(scores, valid_lens, overwrite=True)
+            self.attention_weights = weights
+            return torch.bmm(weights, values)
+        batch_size, num_queries, _ = queries.shape
+        num_keys = keys.shape[1]
+        # The lengths are checked against the shape of the scores, which
+        # this path never computes: an expanded scalar has that shape
+        scores_shape = torch.empty((), device=queries.device)
+        lens = _valid_lens_per_query(
+            scores_shape.expand(batch_size, num_queries, num_keys), valid_lens
+        )
+        mask = empty = None
+        if lens is not None:
+            # True where a key lies within the valid length: (batch size,
+            # 1 or no. of queries, no. of keys)
+            mask = torch.arange(num_keys, device=queries.device) < lens
+            if not lens.is_meta and bool((lens == 0).any()):
+                # A row that masks every key gets NaN from some kernels:
+                # let it see every key, and zero its output below
+                empty = lens == 0
+                mask = mask | empty
+            mask = mask.unsqueeze(1)  # an axis for the one head
+        # One head, axis 1: the 4-D inputs that the fused kernels take
+        output = nn.functional.scaled_dot_product_attention(
+            queries.unsqueeze(1),
+            keys.unsqueeze(1),
+            values.unsqueeze(1),
+            attn_mask=mask,
+            dropout_p=dropout,
+        ).squeeze(1)
+        if empty is not None:
+            output = output.masked_fill(empty, 0.0)
+        self._weights = None
+        self._pending = _PendingWeights(queries, keys, lens)
+        return output
 
 
 # ---- from chapters/en/attention-scoring-in-practice.ipynb, cell additive-attention
@@ -419,7 +547,17 @@ class AdditiveAttention(nn.Module):
     Queries (batch size, no. of queries, query length) and keys (batch size,
     no. of key-value pairs, key length) may have different lengths; values,
     valid_lens and ``attention_weights`` are as for ``DotProductAttention``.
+    Memory: the (batch size, no. of queries, no. of key-value pairs, h)
+    features are computed for at most ``max_features`` numbers at a time
+    (a chunk of queries; at least one query), so that beyond its inputs,
+    output and (batch size, no. of queries, no. of key-value pairs) weights
+    a call needs about max(``max_features``, batch size x no. of key-value
+    pairs x h) numbers. With autograd, each chunk's features are computed
+    again in the backward pass (activation checkpointing) instead of being
+    stored: the same gradients, for about one more forward pass of time.
     """
+
+    max_features = 2**23  # 32 MiB of float32
 
     def __init__(self, num_hiddens: int, dropout: float, **kwargs):
         super().__init__(**kwargs)
@@ -427,6 +565,23 @@ class AdditiveAttention(nn.Module):
         self.W_q = nn.LazyLinear(num_hiddens, bias=False)
         self.w_v = nn.LazyLinear(1, bias=False)
         self.dropout = nn.Dropout(dropout)
+
+    def _scores(
+        self, queries: torch.Tensor, keys: torch.Tensor, in_place: bool
+    ) -> torch.Tensor:
+        """Scores of projected queries against projected keys."""
+        # (batch, queries, 1, h) + (batch, 1, pairs, h) gives (batch,
+        # queries, pairs, h), the layer's largest tensor. With one query per
+        # example (a decoder step) it has the shape of the projected keys;
+        # when the caller allows it, the sum goes into them in place.
+        if in_place and queries.shape[1] == 1:
+            features = keys.unsqueeze(1).add_(queries.unsqueeze(2))
+        else:
+            features = queries.unsqueeze(2) + keys.unsqueeze(1)
+        # Overwrite the sum rather than allocate another tensor
+        features = features.tanh_()
+        # w_v maps each h-vector to one score; drop the last axis, of size 1
+        return self.w_v(features).squeeze(-1)
 
     def forward(
         self,
@@ -437,18 +592,34 @@ class AdditiveAttention(nn.Module):
     ) -> torch.Tensor:
         _check_attention_inputs(queries, keys, values, same_length=False)
         queries, keys = self.W_q(queries), self.W_k(keys)
-        # (batch, queries, 1, h) + (batch, 1, pairs, h) gives (batch,
-        # queries, pairs, h), the layer's largest tensor. With one query per
-        # example (a decoder step) it has the shape of the projected keys, a
-        # new tensor of ours, so the sum goes into them in place.
-        if queries.shape[1] == 1:
-            features = keys.unsqueeze(1).add_(queries.unsqueeze(2))
+        batch_size, num_queries, num_hiddens = queries.shape
+        per_query = batch_size * keys.shape[1] * num_hiddens
+        chunk = max(1, self.max_features // max(per_query, 1))
+        if chunk >= num_queries:
+            # One chunk: the projected keys are ours to overwrite
+            scores = self._scores(queries, keys, in_place=True)
+        elif torch.is_grad_enabled() and (
+            queries.requires_grad or keys.requires_grad
+        ):
+            parts = [
+                checkpoint(
+                    self._scores,
+                    queries[:, start : start + chunk],
+                    keys,
+                    False,
+                    use_reentrant=False,
+                    preserve_rng_state=False,
+                )
+                for start in range(0, num_queries, chunk)
+            ]
+            scores = torch.cat(parts, dim=1)
         else:
-            features = queries.unsqueeze(2) + keys.unsqueeze(1)
-        # Overwrite the sum rather than allocate another tensor
-        features = features.tanh_()
-        # w_v maps each h-vector to one score; drop the last axis, of size 1
-        scores = self.w_v(features).squeeze(-1)
+            scores = queries.new_empty(batch_size, num_queries, keys.shape[1])
+            for start in range(0, num_queries, chunk):
+                part = queries[:, start : start + chunk]
+                scores[:, start : start + chunk] = self._scores(
+                    part, keys, in_place=False
+                )
         self.attention_weights = _masked_softmax(
             scores, valid_lens, overwrite=True
         )

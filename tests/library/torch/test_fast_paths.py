@@ -8,7 +8,9 @@
   valid scores all -inf, NaN, +inf); below that, the fill is a masked_fill_ and the zeroing
   always runs. Both give exact zeros.
 * With and without gradients, the weights are identical, and the gradients are those of the
-  plain formula (gradcheck), although the fill is not recorded by autograd.
+  plain formula (gradcheck), although the fill is not recorded by autograd. The outputs are
+  equal to within rounding: without gradients ``DotProductAttention`` computes its output
+  with ``scaled_dot_product_attention`` (issue 27; ``test_weights_on_demand.py``).
 """
 
 from __future__ import annotations
@@ -210,7 +212,10 @@ def test_dot_product_weights_are_the_same_with_and_without_gradients(dtype, size
     out_grad = attention(*grads, lens)
     assert attention.attention_weights.requires_grad
     assert torch.equal(attention.attention_weights.detach(), weights_no_grad)
-    assert torch.equal(out_grad.detach(), out_no_grad)
+    # Without gradients the output comes from scaled_dot_product_attention, which sums in
+    # another order (in float32 for float16 and bfloat16): equal to within that rounding.
+    tolerance = {torch.float16: 2e-3, torch.bfloat16: 1.6e-2}.get(dtype, 1e-5 if dtype == torch.float32 else 1e-12)
+    torch.testing.assert_close(out_grad.detach(), out_no_grad, rtol=tolerance, atol=tolerance)
     if lens is not None:
         assert (weights_no_grad[_padding(weights_no_grad.shape, lens)] == 0).all()
 
