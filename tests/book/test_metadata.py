@@ -3,6 +3,7 @@ alternates, the site's sitemap.xml and robots.txt, all from ``html.baseurl`` in 
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from xml.etree import ElementTree
@@ -41,8 +42,11 @@ def locales(book_config: dict) -> dict[str, str]:
     return {edition.code: edition.locale for edition in editions.configured_editions(book_config)}
 
 
+@functools.cache
 def soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    """The page's ``<html>`` tag and head (what this file checks), parsed once."""
+    text = path.read_text(encoding="utf-8")
+    return BeautifulSoup(text[: text.index("</head>")] + "</head></html>", "html.parser")
 
 
 def meta(page: BeautifulSoup, key: str) -> str:
