@@ -72,9 +72,7 @@ def test_every_equation_is_typeset(page, site_url, built_editions, screenshots, 
     assert math > 0, "the chapter has equations"
     assert typeset == math, f"{typeset} typeset of {math} equations"
     # KaTeX's fonts (TeX's) come from the site; no math script is left on the page.
-    fonts = page.evaluate(
-        "() => [...document.fonts].filter(face => face.status === 'loaded').map(face => face.family)"
-    )
+    fonts = page.evaluate("() => [...document.fonts].filter(face => face.status === 'loaded').map(face => face.family)")
     assert {"KaTeX_Main", "KaTeX_Math"} <= set(fonts), fonts
     assert page.evaluate("() => window.MathJax === undefined && window.katex === undefined")
     text = page.locator("main").inner_text()
