@@ -71,9 +71,18 @@ def test_every_equation_is_typeset(page, site_url, built_editions, screenshots, 
     typeset = page.locator(".math .katex").count()
     assert math > 0, "the chapter has equations"
     assert typeset == math, f"{typeset} typeset of {math} equations"
-    # KaTeX's fonts (TeX's) come from the site; no math script is left on the page.
+    # KaTeX's fonts (TeX's) come from the site, each preloaded: font-display is optional, so a
+    # font asked for only once the page is laid out would miss it. No math script is on the page.
     fonts = page.evaluate("() => [...document.fonts].filter(face => face.status === 'loaded').map(face => face.family)")
     assert {"KaTeX_Main", "KaTeX_Math"} <= set(fonts), fonts
+    fetched = page.evaluate(
+        "() => performance.getEntriesByType('resource').map(entry => entry.name).filter(url => url.endsWith('.woff2'))"
+    )
+    preloaded = page.evaluate(
+        "() => [...document.querySelectorAll('link[rel=preload][as=font]')].map(link => link.href)"
+    )
+    katex_fonts = {url for url in fetched if "/katex/" in url}
+    assert katex_fonts and katex_fonts <= set(preloaded), sorted(katex_fonts - set(preloaded))
     assert page.evaluate("() => window.MathJax === undefined && window.katex === undefined")
     text = page.locator("main").inner_text()
     for raw in ("$$", "\\[", "\\(", "\\begin{"):

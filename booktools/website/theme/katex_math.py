@@ -21,11 +21,13 @@ After the build KaTeX's stylesheet and its WOFF2 fonts are copied into ``_static
 in the copy every font is ``font-display: optional`` (a late font never reflows a page)
 and lists only its WOFF2 file (every browser the theme supports reads it), and the
 book's few rules for its theme follow KaTeX's (``katex/book-math.css``). Only pages
-with math link the stylesheet and preload the fonts nearly every formula uses.
+with math link the stylesheet, and each preloads the fonts its formulas use
+(``booktools.website.theme.katex_fonts``), so that they arrive in time.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import sys
@@ -42,6 +44,8 @@ from sphinx.util.math import get_node_equation_number
 from sphinx.writers.html5 import HTML5Translator
 from sphinxcontrib.katex import KaTeXError, KaTeXServer, render_latex
 
+from booktools.website.theme.katex_fonts import page_fonts
+
 logger = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
@@ -51,9 +55,6 @@ KATEX_PREFIX = Path(sys.prefix) / "share" / "d2l-book" / "katex"
 KATEX_STATIC = "katex"  # under _static/
 STYLESHEET = "katex.css"  # KaTeX's stylesheet, then the book's rules (BOOK_RULES)
 BOOK_RULES = HERE / "katex" / "book-math.css"
-# The fonts of nearly every formula: letters (Math-Italic), digits and operators (Main-Regular),
-# vectors and matrices (\mathbf: Main-Bold).
-PRELOADED_FONTS = ("KaTeX_Main-Regular", "KaTeX_Math-Italic", "KaTeX_Main-Bold")
 MATH_CLASS = "math notranslate nohighlight"
 # Every page with math holds KaTeX's output, whose outer element has this class.
 KATEX_MARK = 'class="katex"'
@@ -73,6 +74,12 @@ def katex_dist(prefix: Path = KATEX_PREFIX) -> Path:
             f"KaTeX is missing from {dist}: run `make setup` (npm ci of booktools/website/theme/katex/)"
         )
     return dist
+
+
+@functools.cache
+def katex_stylesheet(dist: Path) -> str:
+    """Return KaTeX's own stylesheet (``katex.min.css``), read once."""
+    return (dist / "katex.min.css").read_text(encoding="utf-8")
 
 
 def typeset(latex: str, display: bool) -> str:
@@ -140,14 +147,15 @@ def use_renderer(app: Sphinx, config: Config) -> None:
 
 
 def add_math_assets(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
-    """On a page with math: link the stylesheet, and preload the fonts nearly every formula uses."""
-    if app.builder.format != "html" or KATEX_MARK not in str(context.get("body", "")):
+    """On a page with math: link the stylesheet, and preload the fonts its formulas use."""
+    body = str(context.get("body", ""))
+    if app.builder.format != "html" or KATEX_MARK not in body:
         return
     app.add_css_file(f"{KATEX_STATIC}/{STYLESHEET}")  # for this page only: Sphinx resets the list after it
     links = [
-        f'<link rel="preload" href="{context["pathto"](f"_static/{KATEX_STATIC}/fonts/{font}.woff2", 1)}" '
+        f'<link rel="preload" href="{context["pathto"](f"_static/{KATEX_STATIC}/{font}", 1)}" '
         'as="font" type="font/woff2" crossorigin="anonymous" />'
-        for font in PRELOADED_FONTS
+        for font in page_fonts(body, katex_stylesheet(katex_dist()))
     ]
     context["metatags"] = context.get("metatags", "") + "\n".join(links) + "\n"
 
