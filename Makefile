@@ -16,6 +16,11 @@ AXE_SCRIPT := $(AXE)/node_modules/axe-core/axe.min.js
 # the build copies its bundle into the site.
 THEBE := $(VENV)/share/d2l-book/thebe
 THEBE_SCRIPT := $(THEBE)/node_modules/thebe/lib/index.js
+# KaTeX, which the build runs in Node to typeset the book's math into HTML
+# (booktools/website/theme/katex_math.py), pinned by booktools/website/theme/katex/package-lock.json,
+# installed with npm into the environment; the build copies its stylesheet and fonts into the site.
+KATEX := $(VENV)/share/d2l-book/katex
+KATEX_SCRIPT := $(KATEX)/node_modules/katex/dist/katex.min.js
 # d2lbook 1.0.3 pins Sphinx 5.3, so it has an environment of its own for the slides
 # (booktools/slides/), pinned by booktools/slides/requirements.txt; reveal.js, require.js
 # and jQuery for the decks, pinned by booktools/slides/reveal/package-lock.json, are installed into it.
@@ -50,7 +55,13 @@ $(THEBE_SCRIPT): booktools/website/theme/thebe/package.json booktools/website/th
 	npm ci --prefix $(THEBE) --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $(THEBE_SCRIPT)
 
-setup: $(STAMP) $(AXE_SCRIPT) $(THEBE_SCRIPT)
+$(KATEX_SCRIPT): booktools/website/theme/katex/package.json booktools/website/theme/katex/package-lock.json $(STAMP)
+	mkdir -p $(KATEX)
+	cp booktools/website/theme/katex/package.json booktools/website/theme/katex/package-lock.json $(KATEX)/
+	npm ci --prefix $(KATEX) --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $(KATEX_SCRIPT)
+
+setup: $(STAMP) $(AXE_SCRIPT) $(THEBE_SCRIPT) $(KATEX_SCRIPT)
 
 # .venv's uv installs it too (tools/pip_install.py), so .venv comes first.
 $(D2LBOOK_STAMP): booktools/slides/requirements.txt booktools/slides/reveal/package-lock.json tools/pip_install.py | $(STAMP)

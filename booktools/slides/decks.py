@@ -18,7 +18,7 @@ What d2lbook does and what this module does:
   and require.js come from the npm registry, pinned by
   ``booktools/slides/reveal/package-lock.json`` and installed by ``npm ci`` into
   ``.venv-d2lbook/share/d2l-book/reveal``, MathJax 3 from the book's own pinned copy
-  (``booktools.website.theme.mathjax``); all are copied beside the decks.
+  (``booktools.slides.mathjax``); all are copied beside the decks.
 
 The decks go to ``_build/html/<lang>/slides/<page>-<framework>.html`` with an
 index, ``_build/html/<lang>/slides/index.html``. d2lbook's own HTML/PDF
@@ -44,9 +44,9 @@ import nbformat
 
 from booktools.derive.notebooks import INSTALL_CELL_ID, derive
 from booktools.project import Project
+from booktools.slides.mathjax import COMPONENT_DIRS, mathjax_source
 from booktools.sources.frameworks import FRAMEWORKS, Framework
 from booktools.sources.strings import load_strings
-from booktools.website.theme.mathjax import COMPONENT_DIRS, mathjax_source
 
 SLIDES_DIR = "slides"
 DRIVER = Path(__file__).resolve().parent / "d2lbook_run.py"

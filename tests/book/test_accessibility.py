@@ -121,13 +121,8 @@ def site_pages(site: Path, folder: str) -> list[str]:
 
 
 def settle(page) -> None:
-    """Wait until the page's scripts are done: MathJax typeset, fonts loaded."""
-    page.evaluate(
-        """async () => {
-            if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
-            await document.fonts.ready;
-        }"""
-    )
+    """Wait until the page's fonts are loaded (its math is typeset at build time)."""
+    page.evaluate("async () => { await document.fonts.ready; }")
 
 
 def open_page(page, url: str, mode: str = "light") -> None:

@@ -1,6 +1,6 @@
 """Each edition's chapter page in headless Chromium, as a reader uses it.
 
-Per edition: every equation typeset by MathJax, every heatmap loaded, the language
+Per edition: every equation typeset at build time and shown in KaTeX's fonts, every heatmap loaded, the language
 switcher leading to the same page in the other editions, the framework tabs
 switching every code group together and remembered across pages and editions, the
 Colab button opening this edition's notebook of the chosen framework, the search
@@ -37,13 +37,12 @@ def chapter_url(site_url: str, code: str) -> str:
 
 
 def open_chapter(page, site_url: str, code: str, built_editions: list[str]) -> None:
-    """Load the chapter page of ``code`` and wait until MathJax has typeset it."""
+    """Load the chapter page of ``code`` and wait until its fonts are loaded."""
     if code not in built_editions:
         pytest.fail(f"the {code} edition was not built")
     response = page.goto(chapter_url(site_url, code), wait_until="load")
     assert response is not None and response.ok
-    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=TIMEOUT_MS)
-    page.evaluate("() => MathJax.startup.promise")
+    page.evaluate("async () => { await document.fonts.ready; }")
 
 
 def assert_offline(page) -> None:
@@ -69,10 +68,22 @@ def search_words(page, code: str) -> list[str]:
 def test_every_equation_is_typeset(page, site_url, built_editions, screenshots, code):
     open_chapter(page, site_url, code, built_editions)
     math = page.locator(".math").count()
-    typeset = page.locator("mjx-container").count()
+    typeset = page.locator(".math .katex").count()
     assert math > 0, "the chapter has equations"
-    assert typeset >= math, f"{typeset} typeset of {math} equations"
-    assert page.locator("mjx-merror").count() == 0, "MathJax could not typeset an equation"
+    assert typeset == math, f"{typeset} typeset of {math} equations"
+    # KaTeX's fonts (TeX's) come from the site, each preloaded: font-display is optional, so a
+    # font asked for only once the page is laid out would miss it. No math script is on the page.
+    fonts = page.evaluate("() => [...document.fonts].filter(face => face.status === 'loaded').map(face => face.family)")
+    assert {"KaTeX_Main", "KaTeX_Math"} <= set(fonts), fonts
+    fetched = page.evaluate(
+        "() => performance.getEntriesByType('resource').map(entry => entry.name).filter(url => url.endsWith('.woff2'))"
+    )
+    preloaded = page.evaluate(
+        "() => [...document.querySelectorAll('link[rel=preload][as=font]')].map(link => link.href)"
+    )
+    katex_fonts = {url for url in fetched if "/katex/" in url}
+    assert katex_fonts and katex_fonts <= set(preloaded), sorted(katex_fonts - set(preloaded))
+    assert page.evaluate("() => window.MathJax === undefined && window.katex === undefined")
     text = page.locator("main").inner_text()
     for raw in ("$$", "\\[", "\\(", "\\begin{"):
         assert raw not in text, f"raw TeX {raw!r} left in the page"

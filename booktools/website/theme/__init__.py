@@ -17,7 +17,8 @@ It then
 - puts the search box text in the edition's language: Jupyter Book fixes it to
   the English "Search this book...", and sphinx-book-theme's own catalog has no
   "Search" for Indonesian or Korean, so Sphinx's translation stands in;
-- serves MathJax from the site itself (``booktools.website.theme.mathjax``);
+- typesets every formula at build time with KaTeX, run in Node: the pages hold HTML and
+  MathML, and load no math script (``booktools.website.theme.katex_math``);
 - drops sphinx-thebe's Thebe loader, whose script points at a CDN: the
   book's own Live code button loads Thebe from the site (``booktools.website.theme.live``);
 - registers a Korean search language (``booktools.website.theme.search``);
@@ -42,8 +43,8 @@ from sphinx.locale import _ as sphinx_translation
 from sphinx.locale import get_translation
 
 from booktools.website.theme.a11y import setup_a11y
+from booktools.website.theme.katex_math import setup_katex_math
 from booktools.website.theme.live import setup_live
-from booktools.website.theme.mathjax import copy_mathjax
 from booktools.website.theme.metadata import setup_metadata
 from booktools.website.theme.search import SearchKorean
 from booktools.website.theme.tabs import setup_tabs
@@ -131,7 +132,7 @@ def update_page_context(app: Sphinx, pagename: str, templatename: str, context: 
     if app.builder.format != "html":
         return
     for key in ("script_files", "css_files"):
-        # In place: later handlers (MathJax's among them) add to this very list.
+        # In place: later handlers add to this very list.
         if isinstance(context.get(key), list):
             context[key][:] = [asset for asset in context[key] if not _is_thebe_asset(asset)]
     if not app.config.book_editions:
@@ -154,9 +155,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", update_page_context, priority=400)
     # After sphinx-book-theme (priority 500) has set its untranslated search text.
     app.connect("html-page-context", translate_search_box, priority=600)
-    app.connect("build-finished", copy_mathjax)
     setup_tabs(app)
     setup_a11y(app)
     setup_live(app)
     setup_metadata(app)
+    setup_katex_math(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
