@@ -44,7 +44,10 @@ import nbformat
 
 from booktools.derive.notebooks import INSTALL_CELL_ID, derive
 from booktools.project import Project
+from booktools.slides.fit import METRICS, fit_slides
 from booktools.sources.frameworks import FRAMEWORKS, Framework
+from booktools.sources.quizzes import QUIZ_TAG
+from booktools.sources.slide_marks import strip_slide_marks, titles_inside_marks
 from booktools.sources.strings import load_strings
 from booktools.website.theme.mathjax import COMPONENT_DIRS, mathjax_source
 
@@ -55,10 +58,18 @@ REVEAL_FILES = ("dist", "plugin", "LICENSE")
 # The cell that starts the exercises (same id in every edition): the slides end before it.
 EXERCISES_CELL_ID = "exercises-md"
 HIDDEN_TAGS = {"hide-input", "hide-cell"}
+# Cells whose outputs differ from run to run: the timings. A slide shows their results, not the
+# code that times (booktools.slides.fit leaves out the source of a cell marked remove_source).
+TIMING_TAG = "nbval-ignore-output"
+# d2lbook merges each code cell without outputs into the next code cell; this placeholder output
+# keeps every cell apart, with its own tags (fit_decks removes it).
+APART = "application/vnd.d2l.slides-apart"
 # nbconvert's reveal.js template, adapted to MathJax 3 (booktools/slides/template/d2l_reveal).
 TEMPLATES = Path(__file__).resolve().parent / "template"
 TEMPLATE = "d2l_reveal"
 INDEX_TEMPLATE = "index.html"  # the index of an edition's decks, beside the template
+STYLE_TEMPLATE = "slides.css.j2"  # the slides' layout (booktools.slides.fit's sizes), beside the decks
+STYLE = "slides.css"
 
 
 class SlidesError(Exception):
@@ -124,6 +135,9 @@ def slide_notebooks(decks: list[Deck], project: Project) -> dict[Deck, Path]:
         source = project.edition_dir(deck.language) / f"{deck.page}.ipynb"
         notebook = derive(source, deck.framework, project, slide_marks=True)
         notebook.cells = lecture_cells(notebook.cells)
+        for cell in notebook.cells:
+            if cell.cell_type == "markdown":
+                cell.source = titles_inside_marks(cell.source)
         notebook.metadata["title"] = f"{first_heading(notebook)} ({deck.framework.label})"
         derived = work / "derived" / deck.language / f"{deck.name}.ipynb"
         derived.parent.mkdir(parents=True, exist_ok=True)
@@ -136,21 +150,48 @@ def slide_notebooks(decks: list[Deck], project: Project) -> dict[Deck, Path]:
 
 
 def lecture_cells(cells: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
-    """Return the cells that go to d2lbook: up to the exercises, less the install cell and hidden code."""
+    """Return the cells that go to d2lbook: up to the exercises, less the install cell, hidden code and quiz.
+
+    The quiz cell's source is one call, but d2lbook would show its output, every question
+    with its answer key and explanations. Timing cells show their results only, and every
+    code cell is kept apart from the next (:data:`APART`).
+    """
     kept = []
     for cell in cells:
         if cell.get("id") == EXERCISES_CELL_ID:
             break
-        hidden = cell.cell_type == "code" and HIDDEN_TAGS & set(cell.metadata.get("tags", []))
-        if cell.get("id") != INSTALL_CELL_ID and not hidden:
-            kept.append(cell)
+        tags = set(cell.metadata.get("tags", []))
+        hidden = cell.cell_type == "code" and (HIDDEN_TAGS & tags or QUIZ_TAG in tags)
+        if cell.get("id") == INSTALL_CELL_ID or hidden:
+            continue
+        if cell.cell_type == "code" and TIMING_TAG in tags:
+            cell.metadata["transient"] = {"remove_source": True}
+        if cell.cell_type == "code" and not cell.get("outputs"):
+            cell.outputs = [nbformat.v4.new_output("display_data", data={APART: ""})]
+        kept.append(cell)
     return kept
+
+
+def fit_decks(made: dict[Deck, Path]) -> dict[Deck, list[str]]:
+    """Split the slides of each slide notebook so that each fits a 1280x720 screen (``booktools.slides.fit``).
+
+    Returns what was left out of each deck, as lines saying what and why.
+    """
+    left_out = {}
+    for deck, path in made.items():
+        notebook = nbformat.read(path, as_version=4)
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                cell.outputs = [output for output in cell.outputs if APART not in output.get("data", {})]
+        fitted = fit_slides(notebook.cells)
+        notebook.cells = fitted.cells
+        nbformat.write(notebook, path)
+        left_out[deck] = fitted.left_out
+    return left_out
 
 
 def first_heading(notebook: nbformat.NotebookNode) -> str:
     """Return the text of the notebook's first level-1 heading, without slide marks."""
-    from booktools.sources.slide_marks import strip_slide_marks
-
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
             for line in strip_slide_marks(cell.source).splitlines():
@@ -196,7 +237,8 @@ def render_decks(language: str, slide_notebooks: list[Path], target: Path, proje
             f"--TemplateExporter.extra_template_basedirs={TEMPLATES}",
             f"--template={TEMPLATE}",
             "--SlidesExporter.reveal_url_prefix=reveal.js",
-            "--SlidesExporter.reveal_scroll=True",
+            f"--SlidesExporter.reveal_width={METRICS.width}",
+            f"--SlidesExporter.reveal_height={METRICS.height}",
             "--SlidesExporter.reveal_theme=white",  # its fonts come with reveal.js ("simple" loads Google's)
             "--HTMLExporter.require_js_url=require.js",
             "--HTMLExporter.jquery_url=jquery.min.js",
@@ -211,6 +253,14 @@ def render_decks(language: str, slide_notebooks: list[Path], target: Path, proje
         text = text.replace('<html lang="en">', f'<html lang="{language}">', 1)
         deck.with_name(f"{notebook.stem}.html").write_text(text, encoding="utf-8")
         deck.unlink()
+
+
+def write_style(target: Path) -> None:
+    """Write ``slides.css`` into ``target``: the layout of the slides, from ``booktools.slides.fit``'s sizes."""
+    template = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False, keep_trailing_newline=True
+    ).get_template(STYLE_TEMPLATE)
+    (target / STYLE).write_text(template.render(m=METRICS), encoding="utf-8")
 
 
 def write_index(language: str, label: str, decks: list[Deck], target: Path, titles: dict[Deck, str]) -> Path:
@@ -228,6 +278,9 @@ def build(site: Path, project: Project) -> list[Path]:
     """Build every deck into ``site/<lang>/slides/``; return the decks written."""
     decks = all_decks(project)
     made = slide_notebooks(decks, project)
+    for deck, left_out in fit_decks(made).items():
+        for what in left_out:
+            print(f"slides: {deck.language}/{deck.name}: left out {what}")
     written = []
     for language in project.editions():
         mine = [deck for deck in decks if deck.language == language and deck in made]
@@ -238,6 +291,7 @@ def build(site: Path, project: Project) -> list[Path]:
         (target / "reveal.js").mkdir(parents=True)
         (target / "mathjax").mkdir()
         copy_assets(target, project)
+        write_style(target)
         render_decks(language, [made[deck] for deck in mine], target, project)
         titles = {deck: json.loads(made[deck].read_text(encoding="utf-8"))["metadata"]["title"] for deck in mine}
         write_index(language, load_strings(project, language).slides, mine, target, titles)
