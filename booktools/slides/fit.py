@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 import nbformat
 
 ELLIPSIS = "⋮"  # the last line of a printed output shortened to fit (no words: every edition)
-# A line that starts a top-level statement, or a method of a class (one indentation level in).
-STATEMENT = re.compile(r"^([^\s)\]}#]|    (def|async def|@)\b)")
+TOP_LEVEL = re.compile(r"^[^\s)\]}#]")  # a line that starts a top-level statement
+METHOD = re.compile(r"^    (def|async def|@)\b")  # a line that starts a method of a class
+DEFINITION = re.compile(r"\s*(?:async\s+)?(def|class)\s+(\w+)")  # what a block of code defines
 HEADING = re.compile(r"^(#{1,6}) +(.*)$")
 DISPLAY_MATH = re.compile(r"\$\$(.*?)\$\$", re.DOTALL)
 INLINE_MATH = re.compile(r"\$([^$]+)\$")
@@ -195,15 +196,36 @@ def _start_slide(cell: nbformat.NotebookNode) -> None:
     cell.metadata.setdefault("slideshow", {})["slide_type"] = "slide"
 
 
-def statement_blocks(source: str) -> list[str]:
-    """Split code where a top-level statement or a method follows a blank line (each ``def``, ``class``...)."""
+def _after_blank_line(lines: list[str], pattern: re.Pattern[str]) -> list[list[str]]:
     blocks: list[list[str]] = [[]]
-    lines = source.splitlines()
     for i, line in enumerate(lines):
-        if blocks[-1] and STATEMENT.match(line) and i and not lines[i - 1].strip():
+        if blocks[-1] and pattern.match(line) and i and not lines[i - 1].strip():
             blocks.append([])
         blocks[-1].append(line)
-    return ["\n".join(block).strip("\n") for block in blocks if "".join(block).strip()]
+    return blocks
+
+
+def statement_blocks(source: str) -> list[str]:
+    """Split code where a top-level statement follows a blank line, and a class where a method does.
+
+    A function stays whole, with the functions it defines inside: a slide with half of one
+    would read as a fragment.
+    """
+    blocks = []
+    for statement in _after_blank_line(source.splitlines(), TOP_LEVEL):
+        header = next((line for line in statement if not line.startswith("@")), "")
+        parts = _after_blank_line(statement, METHOD) if header.startswith("class ") else [statement]
+        blocks += ["\n".join(part).strip("\n") for part in parts]
+    return [block for block in blocks if block.strip()]
+
+
+def _name(lines: list[str]) -> str:
+    """What a block of code defines (``show_heatmaps``), or its first line."""
+    for line in lines:
+        definition = DEFINITION.match(line)
+        if definition:
+            return definition.group(2)
+    return lines[0].strip()
 
 
 def _fit_output(output: nbformat.NotebookNode, metrics: Metrics) -> nbformat.NotebookNode:
@@ -235,10 +257,16 @@ def _split_code(cell: nbformat.NotebookNode, metrics: Metrics, left_out: list[st
     parts: list[nbformat.NotebookNode] = []
     chunk: list[str] = []
     results_only = cell.metadata.get("transient", {}).get("remove_source", False)
+    owner = ""  # the class whose methods follow
     for block in [] if results_only else statement_blocks(cell.source):
+        lines = block.splitlines()
+        name = _name(lines)
+        if not block.startswith(" "):
+            header = next((line for line in lines if not line.startswith("@")), "")
+            owner = f"{name}." if header.startswith("class ") else ""
         if metrics.code_height(block) > metrics.budget:
-            lines = block.splitlines()
-            left_out.append(f"{lines[0].strip()} ({len(lines)} lines, taller than a slide)")
+            what = f"{owner}{name}" if block.startswith(" ") else name
+            left_out.append(f"{what} ({len(lines)} lines, taller than a slide)")
             continue
         if chunk and metrics.code_height("\n\n".join([*chunk, block])) > metrics.budget:
             parts.append(nbformat.v4.new_code_cell("\n\n".join(chunk), metadata=copy.deepcopy(cell.metadata)))

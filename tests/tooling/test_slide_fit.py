@@ -78,7 +78,7 @@ def test_long_code_is_cut_at_its_statements_and_a_statement_taller_than_a_slide_
     assert "huge" not in "".join(sources)
     assert starts(fitted.cells) == [True, True]
     assert fitted.cells[-1].outputs[0].text == "done\n", "the outputs stay under the last part"
-    assert fitted.left_out == [f"def huge(): ({rows + 5} lines, taller than a slide)"]
+    assert fitted.left_out == [f"huge ({rows + 5} lines, taller than a slide)"]
 
 
 def test_methods_of_a_long_class_go_to_slides_of_their_own():
@@ -86,6 +86,15 @@ def test_methods_of_a_long_class_go_to_slides_of_their_own():
     fitted = fit_slides([slide(new_code_cell("class Layer:\n    '''Doc.'''\n\n" + methods))])
     assert len(fitted.cells) > 1 and fitted.left_out == []
     assert all(METRICS.cell_height(cell) <= METRICS.budget for cell in fitted.cells)
+    long_method = "    def forward(self):\n" + "\n".join("        pass" for _ in range(40))
+    fitted = fit_slides([slide(new_code_cell("@decorated\nclass Layer:\n    x = 1\n\n" + long_method))])
+    assert fitted.left_out == ["Layer.forward (41 lines, taller than a slide)"]
+    assert [cell.source for cell in fitted.cells] == ["@decorated\nclass Layer:\n    x = 1"]
+
+
+def test_a_function_stays_whole_with_the_functions_it_defines():
+    source = "def outer():\n    x = 1\n\n    def inner():\n        pass\n    return inner\n\n\nouter()"
+    assert statement_blocks(source) == [source.split("\n\n\n")[0], "outer()"]
 
 
 def test_a_long_output_gets_a_slide_of_its_own_shortened_to_what_fits():
