@@ -10,9 +10,10 @@ What d2lbook does and what this module does:
   sets the ``slideshow`` metadata (``booktools/slides/d2lbook_run.py`` calls it);
 - **this module** feeds it the derived notebook of each page, language and
   framework (``booktools.derive.notebooks``, with its stored outputs, so the heatmaps are
-  on the slides), less what is no lecture material: the Colab install cell,
-  the code the book hides (``hide-input``, ``hide-cell``) and the exercises
-  with their solutions (from the cell ``exercises-md`` on); then renders each slide
+  on the slides), less what is no lecture material (``booktools.slides.lecture``: the
+  Colab install cell, the code the book hides, the quiz, the exercises with their
+  solutions); splits d2lbook's slides so that each fits a 1280x720 screen
+  (``booktools.slides.fit``, with the layout of ``slides.css``); then renders each slide
   notebook to a reveal.js deck with nbconvert's ``slides`` exporter (nbconvert
   from the same pinned environment) and makes the deck read offline: reveal.js
   and require.js come from the npm registry, pinned by
@@ -42,12 +43,12 @@ from pathlib import Path
 import jinja2
 import nbformat
 
-from booktools.derive.notebooks import INSTALL_CELL_ID, derive
+from booktools.derive.notebooks import derive
 from booktools.project import Project
-from booktools.slides.fit import METRICS, fit_slides
+from booktools.slides.lecture import fit_slide_notebook, lecture_cells
+from booktools.slides.metrics import METRICS
 from booktools.sources.frameworks import FRAMEWORKS, Framework
-from booktools.sources.quizzes import QUIZ_TAG
-from booktools.sources.slide_marks import strip_slide_marks, titles_inside_marks
+from booktools.sources.slide_marks import strip_slide_marks
 from booktools.sources.strings import load_strings
 from booktools.website.theme.mathjax import COMPONENT_DIRS, mathjax_source
 
@@ -55,15 +56,6 @@ SLIDES_DIR = "slides"
 DRIVER = Path(__file__).resolve().parent / "d2lbook_run.py"
 # What of reveal.js goes beside the decks.
 REVEAL_FILES = ("dist", "plugin", "LICENSE")
-# The cell that starts the exercises (same id in every edition): the slides end before it.
-EXERCISES_CELL_ID = "exercises-md"
-HIDDEN_TAGS = {"hide-input", "hide-cell"}
-# Cells whose outputs differ from run to run: the timings. A slide shows their results, not the
-# code that times (booktools.slides.fit leaves out the source of a cell marked remove_source).
-TIMING_TAG = "nbval-ignore-output"
-# d2lbook merges each code cell without outputs into the next code cell; this placeholder output
-# keeps every cell apart, with its own tags (fit_decks removes it).
-APART = "application/vnd.d2l.slides-apart"
 # nbconvert's reveal.js template, adapted to MathJax 3 (booktools/slides/template/d2l_reveal).
 TEMPLATES = Path(__file__).resolve().parent / "template"
 TEMPLATE = "d2l_reveal"
@@ -135,9 +127,6 @@ def slide_notebooks(decks: list[Deck], project: Project) -> dict[Deck, Path]:
         source = project.edition_dir(deck.language) / f"{deck.page}.ipynb"
         notebook = derive(source, deck.framework, project, slide_marks=True)
         notebook.cells = lecture_cells(notebook.cells)
-        for cell in notebook.cells:
-            if cell.cell_type == "markdown":
-                cell.source = titles_inside_marks(cell.source)
         notebook.metadata["title"] = f"{first_heading(notebook)} ({deck.framework.label})"
         derived = work / "derived" / deck.language / f"{deck.name}.ipynb"
         derived.parent.mkdir(parents=True, exist_ok=True)
@@ -147,47 +136,6 @@ def slide_notebooks(decks: list[Deck], project: Project) -> dict[Deck, Path]:
     command += [str(path) for pair in pairs.values() for path in pair]
     _run(command, project)
     return {deck: target for deck, (_, target) in pairs.items() if target.exists()}
-
-
-def lecture_cells(cells: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
-    """Return the cells that go to d2lbook: up to the exercises, less the install cell, hidden code and quiz.
-
-    The quiz cell's source is one call, but d2lbook would show its output, every question
-    with its answer key and explanations. Timing cells show their results only, and every
-    code cell is kept apart from the next (:data:`APART`).
-    """
-    kept = []
-    for cell in cells:
-        if cell.get("id") == EXERCISES_CELL_ID:
-            break
-        tags = set(cell.metadata.get("tags", []))
-        hidden = cell.cell_type == "code" and (HIDDEN_TAGS & tags or QUIZ_TAG in tags)
-        if cell.get("id") == INSTALL_CELL_ID or hidden:
-            continue
-        if cell.cell_type == "code" and TIMING_TAG in tags:
-            cell.metadata["transient"] = {"remove_source": True}
-        if cell.cell_type == "code" and not cell.get("outputs"):
-            cell.outputs = [nbformat.v4.new_output("display_data", data={APART: ""})]
-        kept.append(cell)
-    return kept
-
-
-def fit_decks(made: dict[Deck, Path]) -> dict[Deck, list[str]]:
-    """Split the slides of each slide notebook so that each fits a 1280x720 screen (``booktools.slides.fit``).
-
-    Returns what was left out of each deck, as lines saying what and why.
-    """
-    left_out = {}
-    for deck, path in made.items():
-        notebook = nbformat.read(path, as_version=4)
-        for cell in notebook.cells:
-            if cell.cell_type == "code":
-                cell.outputs = [output for output in cell.outputs if APART not in output.get("data", {})]
-        fitted = fit_slides(notebook.cells)
-        notebook.cells = fitted.cells
-        nbformat.write(notebook, path)
-        left_out[deck] = fitted.left_out
-    return left_out
 
 
 def first_heading(notebook: nbformat.NotebookNode) -> str:
@@ -278,8 +226,8 @@ def build(site: Path, project: Project) -> list[Path]:
     """Build every deck into ``site/<lang>/slides/``; return the decks written."""
     decks = all_decks(project)
     made = slide_notebooks(decks, project)
-    for deck, left_out in fit_decks(made).items():
-        for what in left_out:
+    for deck, path in made.items():
+        for what in fit_slide_notebook(path):
             print(f"slides: {deck.language}/{deck.name}: left out {what}")
     written = []
     for language in project.editions():

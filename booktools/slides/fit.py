@@ -3,7 +3,7 @@
 d2lbook starts a slide at each ``[**`` mark and lets everything up to the next one follow
 on the same slide: a long function, its output and the next paragraph, far past the
 screen's bottom edge. :func:`fit_slides` estimates the height of every cell from the
-sizes in :data:`METRICS` (the ones ``slides.css`` sets, beside the decks) and:
+sizes in ``booktools.slides.metrics`` (the ones ``slides.css`` sets, beside the decks) and:
 
 - starts a new slide at the cell that would not fit on the current one;
 - cuts a code cell taller than a slide at its top-level statements and its classes'
@@ -22,135 +22,18 @@ every slide of every deck at 1280x720 and fails on anything that reaches past th
 
 from __future__ import annotations
 
-import base64
 import copy
-import math
 import re
-import struct
-import textwrap
 from dataclasses import dataclass, field
 
 import nbformat
+
+from booktools.slides.metrics import HEADING, METRICS, Metrics, output_text
 
 ELLIPSIS = "⋮"  # the last line of a printed output shortened to fit (no words: every edition)
 TOP_LEVEL = re.compile(r"^[^\s)\]}#]")  # a line that starts a top-level statement
 METHOD = re.compile(r"^    (def|async def|@)\b")  # a line that starts a method of a class
 DEFINITION = re.compile(r"\s*(?:async\s+)?(def|class)\s+(\w+)")  # what a block of code defines
-HEADING = re.compile(r"^(#{1,6}) +(.*)$")
-DISPLAY_MATH = re.compile(r"\$\$(.*?)\$\$", re.DOTALL)
-INLINE_MATH = re.compile(r"\$([^$]+)\$")
-WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
-
-
-@dataclass(frozen=True)
-class Metrics:
-    """The sizes of a slide, in CSS pixels of reveal.js's slide (``slides.css`` sets them)."""
-
-    width: int = 1280
-    height: int = 720
-    screen_scale: float = 0.96  # reveal.js's scale on a 1280x720 screen: its margin is 4%
-    safety: int = 24  # kept free at the bottom: the estimates are estimates
-    code_px: int = 19  # 18.2px on screen
-    code_line_height: float = 1.3
-    code_char: float = 0.602  # DejaVu Sans Mono's advance, in em
-    code_padding: int = 6
-    text_px: int = 24
-    text_line_height: float = 1.4
-    text_char: float = 0.5  # a Latin letter's mean advance, in em (a Hangul syllable's is 1)
-    title_px: int = 34
-    title_line_height: float = 1.2
-    title_gap: int = 14
-    paragraph_gap: int = 12
-    cell_gap: int = 14
-    output_gap: int = 4
-    image_height: int = 330
-    image_zoom: float = 1.5  # the heatmaps are drawn small for a page; a slide shows them larger
-    math_margin: int = 8
-    math_row: int = 44  # one row of a displayed formula; fractions take more (:meth:`math_height`)
-
-    @property
-    def budget(self) -> float:
-        """The height the cells of one slide may take."""
-        return self.height - self.safety
-
-    @property
-    def code_line(self) -> float:
-        """The height of a line of code or printed output."""
-        return self.code_px * self.code_line_height
-
-    @property
-    def output_columns(self) -> int:
-        """How many characters of a printed output fit on a line."""
-        return int((self.width - 4 * self.code_padding) / (self.code_px * self.code_char))
-
-    def text_height(self, text: str, px: float, line_height: float) -> float:
-        """The height of ``text`` set in a paragraph as wide as the slide."""
-        text = INLINE_MATH.sub(lambda m: "x" * max(1, len(m.group(1)) // 4), text)
-        ems = len(text) * self.text_char + len(WIDE.findall(text)) * (1 - self.text_char)
-        lines = max(1, math.ceil(ems * px / self.width))
-        return lines * px * line_height
-
-    def math_height(self, tex: str) -> float:
-        """The height of a displayed formula: its rows, taller with fractions or big operators."""
-        rows = tex.count("\\\\") + 1
-        tall = "\\frac" in tex or "\\sum" in tex or "\\sqrt" in tex
-        return rows * self.math_row * (1.5 if tall else 1) + 2 * self.math_margin
-
-    def markdown_height(self, source: str) -> float:
-        """The height of a markdown cell: its title, paragraphs, list items and formulas."""
-        height = 0.0
-        blocks = []
-        for match, prose in _split_math(source):
-            if match:
-                height += self.math_height(match)
-            else:
-                blocks += [block for block in re.split(r"\n\s*\n|\n(?=\s*[-*] )", prose) if block.strip()]
-        for block in blocks:
-            heading = HEADING.match(block.strip())
-            if heading:
-                height += self.text_height(heading.group(2), self.title_px, self.title_line_height) + self.title_gap
-            else:
-                text = " ".join(block.split())
-                height += self.text_height(text, self.text_px, self.text_line_height) + self.paragraph_gap
-        return height + self.cell_gap
-
-    def code_height(self, source: str) -> float:
-        """The height of a code cell's input."""
-        return len(source.splitlines()) * self.code_line + 2 * self.code_padding + self.cell_gap
-
-    def output_lines(self, text: str) -> list[str]:
-        """The lines of a printed output as they wrap on the slide."""
-        lines: list[str] = []
-        for line in text.rstrip("\n").splitlines():
-            lines += textwrap.wrap(line, self.output_columns, drop_whitespace=False) or [""]
-        return lines
-
-    def output_height(self, output: nbformat.NotebookNode) -> float:
-        """The height of one output: printed lines or an image."""
-        image = self.image_size(output)
-        if image:
-            return image[1] + self.output_gap
-        text = _output_text(output)
-        return len(self.output_lines(text)) * self.code_line + self.output_gap if text is not None else 0.0
-
-    def image_size(self, output: nbformat.NotebookNode) -> tuple[int, int] | None:
-        """The size an image output is shown at: zoomed, at most as high and as wide as allowed."""
-        natural = _png_size(output)
-        if not natural:
-            return None
-        width, height = natural
-        scale = min(self.image_zoom, self.image_height / height, self.width / width)
-        return round(width * scale), round(height * scale)
-
-    def cell_height(self, cell: nbformat.NotebookNode) -> float:
-        """The height of a cell: markdown, or code with its outputs."""
-        if cell.cell_type == "markdown":
-            return self.markdown_height(cell.source)
-        shown = 0.0 if cell.metadata.get("transient", {}).get("remove_source") else self.code_height(cell.source)
-        return shown + sum(self.output_height(output) for output in cell.get("outputs", []))
-
-
-METRICS = Metrics()
 
 
 @dataclass
@@ -159,33 +42,6 @@ class Fitted:
 
     cells: list[nbformat.NotebookNode]
     left_out: list[str] = field(default_factory=list)
-
-
-def _split_math(source: str) -> list[tuple[str, str]]:
-    """``source`` as ``(formula, "")`` and ``("", prose)`` pieces, in order."""
-    pieces, last = [], 0
-    for match in DISPLAY_MATH.finditer(source):
-        pieces += [("", source[last : match.start()]), (match.group(1), "")]
-        last = match.end()
-    return pieces + [("", source[last:])]
-
-
-def _png_size(output: nbformat.NotebookNode) -> tuple[int, int] | None:
-    data = output.get("data", {}).get("image/png")
-    if not data:
-        return None
-    header = base64.b64decode("".join(data)[:44])
-    width, height = struct.unpack(">II", header[16:24])
-    return width, height
-
-
-def _output_text(output: nbformat.NotebookNode) -> str | None:
-    if output.output_type == "stream":
-        return str(output.text)
-    if output.output_type == "error":
-        return "\n".join(output.traceback)
-    plain = output.get("data", {}).get("text/plain")
-    return None if plain is None else "".join(plain)
 
 
 def _slide_type(cell: nbformat.NotebookNode) -> str:
@@ -235,7 +91,7 @@ def _fit_output(output: nbformat.NotebookNode, metrics: Metrics) -> nbformat.Not
         sized = copy.deepcopy(output)
         sized.metadata = {**output.get("metadata", {}), "image/png": {"width": image[0], "height": image[1]}}
         return sized
-    text = _output_text(output)
+    text = output_text(output)
     if text is None or output.output_type == "error":
         return output
     lines = metrics.output_lines(text)
