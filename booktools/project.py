@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from sphinx_external_toc.api import Document, SiteMap
 from sphinx_external_toc.parsing import parse_toc_yaml
@@ -26,7 +27,7 @@ from sphinx_external_toc.parsing import parse_toc_yaml
 from booktools.sources.config import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
 from booktools.sources.schema import read_yaml
 
-__all__ = ["ASSIGNMENT_RELEASE", "ASSIGNMENT_SOURCE", "BUILD_INPUTS", "SOURCE_LANGUAGE", "Project"]
+__all__ = ["ASSIGNMENT_RELEASE", "ASSIGNMENT_SOURCE", "BUILD_INPUTS", "SITE_FILES", "SOURCE_LANGUAGE", "Project"]
 
 CONFIG_FILE = "_config.yml"
 TOC_FILE = "_toc.yml"
@@ -36,6 +37,21 @@ LIBRARY = "d2l_lib"
 NOTEBOOKS = "notebooks"
 D2LBOOK_ENV = ".venv-d2lbook"
 TOOLS = "booktools"
+
+
+# The files at the root of the built site beside the editions' folders, as paths in the site (hence
+# also the ends of their URLs, booktools.website.site_url): the landing page, the preview image of
+# every page (og:image), the sitemap and robots.txt.
+class SiteFiles(NamedTuple):
+    """The names of the files at the site's root (``SITE_FILES``)."""
+
+    landing: str
+    preview: str
+    sitemap: str
+    robots: str
+
+
+SITE_FILES = SiteFiles(landing="index.html", preview="preview.png", sitemap="sitemap.xml", robots="robots.txt")
 # The two notebooks of an assignment: the students' (``release``) and nbgrader's (``source``).
 ASSIGNMENT_RELEASE, ASSIGNMENT_SOURCE = "release", "source"
 # Folders beside the pages that every edition's site reads as they are (figures).

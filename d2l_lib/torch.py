@@ -212,11 +212,23 @@ def _valid_lens_per_query(
         )
     if valid_lens is None:
         return None
+    return _checked_lens(valid_lens, X.shape, X.device)[0]
+
+
+def _checked_lens(
+    valid_lens, shape: tuple[int, ...], device: torch.device
+) -> tuple[torch.Tensor, float | None]:
+    """Check ``valid_lens`` for scores of ``shape`` on ``device``.
+
+    Return the lengths as ``_valid_lens_per_query`` does, and the shortest
+    of them: ``None`` when there is no value to look at (no lengths, or
+    lengths on the meta device). A caller need not look at them again.
+    """
     if isinstance(valid_lens, torch.Tensor):
         lens = valid_lens
     else:
         lens = torch.as_tensor(valid_lens)
-    batch_size, num_queries, num_keys = X.shape
+    batch_size, num_queries, num_keys = shape
     if lens.dtype == torch.bool or lens.is_complex():
         raise TypeError(
             f'valid_lens must hold integer lengths, got dtype {lens.dtype}'
@@ -225,8 +237,9 @@ def _valid_lens_per_query(
         raise ValueError(
             f'valid_lens must have shape ({batch_size},) or '
             f'({batch_size}, {num_queries}) for X of shape '
-            f'{tuple(X.shape)}, got shape {tuple(lens.shape)}'
+            f'{tuple(shape)}, got shape {tuple(lens.shape)}'
         )
+    shortest = None
     # Check the values where they live: no GPU sync for CPU lengths, and a
     # tensor on the meta device has no values to check.
     if not lens.is_meta and lens.numel() > 0:
@@ -234,7 +247,8 @@ def _valid_lens_per_query(
             raise ValueError(
                 f'valid_lens must hold whole numbers, got {lens.tolist()}'
             )
-        if lens.min().item() < 0:
+        shortest = lens.min().item()
+        if shortest < 0:
             raise ValueError(
                 f'valid_lens must not be negative, got {lens.tolist()}'
             )
@@ -243,9 +257,9 @@ def _valid_lens_per_query(
         lens = lens.double().clamp(max=num_keys)
     # int64 whatever the caller's dtype: float16 and bfloat16 cannot count
     # every key exactly.
-    if lens.dtype != torch.int64 or lens.device != X.device:
-        lens = lens.to(device=X.device, dtype=torch.int64)
-    return lens.reshape(batch_size, -1, 1)
+    if lens.dtype != torch.int64 or lens.device != device:
+        lens = lens.to(device=device, dtype=torch.int64)
+    return lens.reshape(batch_size, -1, 1), shortest
 
 
 # ---- from chapters/en/attention-scoring-in-practice.ipynb, cell masked-softmax
@@ -507,23 +521,22 @@ class DotProductAttention(nn.Module):
             return torch.bmm(weights, values)
         batch_size, num_queries, _ = queries.shape
         num_keys = keys.shape[1]
-        # The lengths are checked against the shape of the scores, which
-        # this path never computes: an expanded scalar has that shape
-        scores_shape = torch.empty((), device=queries.device)
-        lens = _valid_lens_per_query(
-            scores_shape.expand(batch_size, num_queries, num_keys), valid_lens
-        )
-        mask = empty = None
-        if lens is not None:
-            # True where a key lies within the valid length: (batch size,
-            # 1 or no. of queries, no. of keys)
-            mask = torch.arange(num_keys, device=queries.device) < lens
-            if not lens.is_meta and bool((lens == 0).any()):
+        mask = empty = lens = None
+        if valid_lens is not None:
+            # Checked against the shape of the scores, which this path never
+            # computes
+            lens, shortest = _checked_lens(
+                valid_lens, (batch_size, num_queries, num_keys), queries.device
+            )
+            # True where a key lies within the valid length: (batch size, 1
+            # for the one head, 1 or no. of queries, no. of keys)
+            keys_at = torch.arange(num_keys, device=queries.device)
+            mask = keys_at < lens.unsqueeze(1)
+            if shortest == 0:
                 # A row that masks every key gets NaN from some kernels:
                 # let it see every key, and zero its output below
                 empty = lens == 0
-                mask = mask | empty
-            mask = mask.unsqueeze(1)  # an axis for the one head
+                mask = mask | empty.unsqueeze(1)
         # One head, axis 1: the 4-D inputs that the fused kernels take
         output = nn.functional.scaled_dot_product_attention(
             queries.unsqueeze(1),

@@ -23,6 +23,8 @@ from booktools.project import Project
 SYNTHETIC_PAGE = "tabs"
 SYNTHETIC_VERSION = "9.8.7"
 SYNTHETIC_URL = "https://github.com/someone/tab-book"
+# The description the synthetic index page gives in its front matter (its meta description).
+SYNTHETIC_DESCRIPTION = "A synthetic book of one page, for the tests of the build."
 
 
 PROJECT = Project.here()
@@ -108,6 +110,12 @@ def synthetic_release() -> tuple[str, str]:
     return SYNTHETIC_URL, SYNTHETIC_VERSION
 
 
+@pytest.fixture(scope="session")
+def synthetic_description() -> str:
+    """The description that ``synthetic_book``'s index page gives in its front matter."""
+    return SYNTHETIC_DESCRIPTION
+
+
 @pytest.fixture
 def tabbed_notebook() -> nbformat.NotebookNode:
     """A fresh copy of the synthetic source page (see ``synthetic_notebook``)."""
@@ -117,7 +125,8 @@ def tabbed_notebook() -> nbformat.NotebookNode:
 def write_synthetic_book(book: Path) -> Path:
     """Write a repository holding the synthetic page as ``chapters/en/tabs.ipynb`` (and its Indonesian twin).
 
-    It has what the tools read: ``_toc.yml`` (an index page and the synthetic page),
+    It has what the tools read: ``_toc.yml`` (an index page, whose front matter gives
+    ``SYNTHETIC_DESCRIPTION``, and the synthetic page),
     ``_config.yml`` (the real one, with ``repository.url`` set to ``SYNTHETIC_URL``),
     ``references.bib``, ``img/``, each edition's ``strings.yml`` (the real ones),
     ``booktools/`` (for ``python -m booktools --root <book> <verb>``) and
@@ -142,7 +151,10 @@ def write_synthetic_book(book: Path) -> Path:
     for language in ("en", "id"):
         folder = synthetic.edition_dir(language)
         folder.mkdir(parents=True)
-        (folder / "index.md").write_text("# A Synthetic Book\n\nOne page, every framework.\n", encoding="utf-8")
+        (folder / "index.md").write_text(
+            f"---\ndescription: {SYNTHETIC_DESCRIPTION}\n---\n# A Synthetic Book\n\nOne page, every framework.\n",
+            encoding="utf-8",
+        )
         nbformat.write(synthetic_notebook(), folder / f"{SYNTHETIC_PAGE}.ipynb")
         if PROJECT.strings_file(language).is_file():
             shutil.copy2(PROJECT.strings_file(language), synthetic.strings_file(language))

@@ -2,8 +2,10 @@
 
 ``_config.yml`` is Jupyter Book's configuration. booktools reads a few keys of it
 and checks them against the schema below (``booktools.sources.schema``): ``editions``,
-which is booktools' own (Jupyter Book never sees it), and ``title`` and
-``repository``, which the Colab install cell and the editions' titles use. Every
+which is booktools' own (Jupyter Book never sees it), ``title`` and
+``repository``, which the Colab install cell and the editions' titles use, and
+``html.baseurl``, the address the site is published at, from which every absolute
+URL of the site is made (``booktools.website.site_url``). Every
 other key is Jupyter Book's and is passed to it as it is, except a key that looks
 like a misspelling of one of these.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from booktools.sources.schema import ConfigError, validate
 
@@ -25,6 +28,7 @@ __all__ = [
     "ConfigError",
     "Edition",
     "EditionSettings",
+    "HtmlSettings",
     "ParseSettings",
     "Repository",
     "configured_editions",
@@ -40,6 +44,7 @@ class EditionSettings:
 
     name: str  # the name its readers know the language by, in the switcher: "한국어"
     title: str | None = None  # the book's title in that language (default: the top-level title)
+    locale: str | None = None  # Open Graph's og:locale, language_TERRITORY: "ko_KR" (default: the code)
     config: dict[str, Any] = field(default_factory=dict)  # Sphinx settings of this edition only
 
 
@@ -50,6 +55,24 @@ class Repository:
     url: str
     branch: str = "main"
     path_to_book: str = ""
+
+
+def _absolute_base_url(value: str) -> str:
+    """Check that ``html.baseurl`` is an absolute http(s) URL; return it ending with ``/``."""
+    parts = urlsplit(value)
+    if parts.scheme not in {"http", "https"} or not parts.netloc or parts.query or parts.fragment:
+        raise ValueError(f"expected the absolute http(s) URL the site is published at, got {value!r}")
+    return value if value.endswith("/") else f"{value}/"
+
+
+@dataclass(frozen=True)
+class HtmlSettings:
+    """``html``: Jupyter Book's HTML settings, of which booktools reads the site's address."""
+
+    PASS_THROUGH: ClassVar[str] = "Jupyter Book"
+
+    # The site's root URL (the landing page's folder); each edition is published under <baseurl><code>/.
+    baseurl: str = field(metadata={"check": _absolute_base_url})
 
 
 @dataclass(frozen=True)
@@ -70,6 +93,7 @@ class BookConfig:
 
     editions: dict[str, EditionSettings]
     repository: Repository
+    html: HtmlSettings
     title: str = ""
     parse: ParseSettings = field(default_factory=ParseSettings)
 
@@ -82,6 +106,7 @@ class Edition:
     name: str
     title: str
     config: dict[str, Any] = field(default_factory=dict, compare=False)
+    locale: str = ""  # og:locale ("ko_KR"); configured_editions gives the code where _config.yml names none
 
 
 def parse(data: object, file: str = "_config.yml") -> BookConfig:
@@ -99,7 +124,7 @@ def parse(data: object, file: str = "_config.yml") -> BookConfig:
 def configured_editions(config: BookConfig) -> list[Edition]:
     """Return every edition ``editions`` lists, English first, then in the file's order."""
     found = [
-        Edition(code, entry.name, entry.title or config.title, dict(entry.config))
+        Edition(code, entry.name, entry.title or config.title, dict(entry.config), entry.locale or code)
         for code, entry in config.editions.items()
     ]
     return sorted(found, key=lambda edition: edition.code != SOURCE_LANGUAGE)

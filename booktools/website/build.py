@@ -30,7 +30,10 @@ such as ``WARNING: All log messages before absl::InitializeLog()...`` on some
 CPUs; they stay in the log and fail nothing. The editions are
 copied to ``_build/html/<code>/`` next to a landing page,
 ``_build/html/index.html``, that links them, and each edition's lecture slides
-are built into ``_build/html/<code>/slides/`` (``booktools.slides.decks``).
+are built into ``_build/html/<code>/slides/`` (``booktools.slides.decks``). Beside
+the landing page go what search engines and link previews read: the preview
+image (``booktools.website.preview_image``), ``sitemap.xml`` and ``robots.txt``
+(``booktools.website.sitemap``).
 
 Usage::
 
@@ -50,14 +53,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import yaml
 
-from booktools.project import SOURCE_LANGUAGE, Project
+from booktools.project import SITE_FILES, Project
 from booktools.sources import config as book_config
 from booktools.sources.config import Edition
 from booktools.sources.frameworks import TabError
 from booktools.sources.strings import load_strings
+from booktools.website import site_url
 from booktools.website.alt_text import AltTextError
 from booktools.website.api_docs import with_api_page
 from booktools.website.editions import (
@@ -67,11 +70,13 @@ from booktools.website.editions import (
     editions_to_build,
     load_yaml,
 )
+from booktools.website.landing import write_landing
 from booktools.website.pages import write_edition_sources
+from booktools.website.preview_image import write_preview_image
+from booktools.website.sitemap import SitemapError, write_robots, write_sitemap
 from booktools.website.theme.warning_file import CONFIG_VALUE as WARNING_FILE_SETTING
 
 BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
-LANDING_TEMPLATE = Path(__file__).resolve().parent / "theme" / "landing.html"
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 WARNING_FILE = "warnings.txt"
 # When jupyter-book fails without a warning (a crash), this many lines of the end of its log say why.
@@ -168,24 +173,16 @@ def build_problems(returncode: int, warnings: Path, log: Path) -> list[str]:
     return problems
 
 
-def write_landing(
-    built: list[Edition], config: dict[str, Any], toc: dict[str, Any], site: Path, decks: dict[str, str] | None = None
-) -> Path:
-    """Write ``site/index.html``, linking the root page of every edition (and its slides: ``decks``, code -> label)."""
-    root_page = toc["root"]
-    template = jinja2.Template(LANDING_TEMPLATE.read_text(encoding="utf-8"), autoescape=True)
-    html = template.render(
-        title=config.get("title", ""),
-        editions=built,
-        root_page=f"{root_page}.html",
-        language=SOURCE_LANGUAGE,
-        decks=decks or {},
-    )
-    landing = site / "index.html"
-    landing.write_text(html, encoding="utf-8")
-    # GitHub Pages serves folders starting with "_" (Sphinx's _static) only without Jekyll.
-    (site / ".nojekyll").write_text("", encoding="utf-8")
-    return landing
+def write_site_files(built: list[Edition], config: dict[str, Any], toc: dict[str, Any], site: Path) -> None:
+    """Write the preview image, ``sitemap.xml`` and ``robots.txt`` at the site's root.
+
+    Raises:
+        SitemapError: if an edition's sitemap is missing or wrong (``booktools.website.sitemap``).
+    """
+    base = site_url.base_url(config)
+    write_preview_image(site / SITE_FILES.preview)
+    write_sitemap(site, base, [edition.code for edition in built], f"{toc['root']}.html")
+    write_robots(site, base)
 
 
 def inputs_digest(project: Project) -> str:
@@ -205,7 +202,7 @@ def is_current(project: Project) -> bool:
     """Whether ``_build/html`` was built, successfully, from the files as they are now."""
     stamp = stamp_path(project)
     return (
-        (project.site_dir / "index.html").exists()
+        (project.site_dir / SITE_FILES.landing).exists()
         and stamp.exists()
         and (stamp.read_text(encoding="utf-8").strip() == inputs_digest(project))
     )
@@ -252,6 +249,11 @@ def build(project: Project) -> int:
     if decks is None:
         return 1
     landing = write_landing(built, config, toc, site, decks)
+    try:
+        write_site_files(built, config, toc, site)
+    except SitemapError as error:
+        print(f"make book failed: {error}", file=sys.stderr)
+        return 1
     stamp_path(project).write_text(digest + "\n", encoding="utf-8")
     print(f"landing page: {project.relative(landing)}")
     return 0

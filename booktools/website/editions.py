@@ -10,7 +10,9 @@ Only what differs between editions is derived (``booktools.website.build`` write
 - ``repository.path_to_book``, so that each "open in Colab" button opens
   ``notebooks/<code>/<framework>/<page>.ipynb`` of the repository;
 - the values ``booktools.website.theme`` needs for the language switcher, and paths made
-  absolute (the bibliography, local extensions).
+  absolute (the bibliography, local extensions);
+- the edition's address, ``html.baseurl`` (``<baseurl><code>/``), and the settings of the
+  metadata extensions made from the site's (``booktools.website.site_url``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from booktools.sources import config as book_config
 from booktools.sources.config import Edition
 from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.sources.strings import load_strings, sphinx_settings
+from booktools.website import site_url
 
 
 class BuildError(Exception):
@@ -125,9 +128,11 @@ def edition_config(config: dict[str, Any], edition: Edition, built: list[Edition
 
     ``built`` lists every edition of this build, for the language switcher.
     """
+    base = site_url.base_url(config)
     derived = copy.deepcopy(config)
     derived.pop("editions", None)
     derived["title"] = edition.title
+    derived.setdefault("html", {})["baseurl"] = site_url.edition_url(base, edition.code)
     if "bibtex_bibfiles" in derived:
         derived["bibtex_bibfiles"] = [str((project.root / path).resolve()) for path in derived["bibtex_bibfiles"]]
 
@@ -145,11 +150,14 @@ def edition_config(config: dict[str, Any], edition: Edition, built: list[Edition
     sphinx_config = sphinx.get("config") or {}
     sphinx_config.update(edition.config)  # the edition's own Sphinx settings, if any
     sphinx_config.update(sphinx_settings(load_strings(project, edition.code)))  # its interface strings
+    sphinx_config.update(site_url.sphinx_settings(base, edition, built))
     sphinx_config.update(
         language=edition.code,
         project=edition.title,
         book_edition=edition.code,
-        book_editions=[{"code": other.code, "name": other.name, "title": other.title} for other in built],
+        book_editions=[
+            {"code": other.code, "name": other.name, "title": other.title, "locale": other.locale} for other in built
+        ],
     )
     sphinx["config"] = sphinx_config
     return derived

@@ -323,6 +323,19 @@ def test_the_page_switches_the_colab_link_to_the_chosen_framework(tabs_page: Pat
     assert colab == [f"https://colab.research.google.com/github/{url}/blob/main/notebooks/en/pytorch/tabs.ipynb"]
 
 
+def test_a_page_is_described_by_its_front_matter_or_its_first_prose(tabs_page: Path, synthetic_description: str):
+    def description(path: Path) -> str:
+        found = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").find_all(
+            "meta", attrs={"name": "description"}
+        )
+        assert len(found) == 1, found
+        return str(found[0]["content"])
+
+    assert description(tabs_page.parent / "index.html") == synthetic_description
+    # The JAX-only note is in the tabs, the code and its outputs are not prose: the shared prose remains.
+    assert description(tabs_page) == "Prose shared by every framework. More shared prose. That is all."
+
+
 def test_a_malformed_tab_group_fails_the_build_naming_notebook_and_cell(synthetic_book: Path):
     shutil.rmtree(synthetic_book / "chapters" / "id")
     path = synthetic_book / "chapters" / "en" / "tabs.ipynb"

@@ -167,3 +167,23 @@ def test_each_environment_selects_its_framework_in_the_shared_suite():
 )
 def test_summary_counts(line, counts):
     assert vm.summary_counts(line) == counts
+
+
+def test_the_staged_library_holds_every_package_and_its_data(project: Project):
+    """The copy a wheel is built from has every module of every package pyproject.toml lists
+    (d2l_lib.exercises was once missing from it, and no environment could install the
+    library) and the data its package-data names."""
+    from booktools.checks.version_matrix.runner import library_files
+
+    staged = {project.relative(path) for path in library_files(project)}
+    setuptools = tomllib.loads((project.root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    for package in setuptools["packages"]:
+        folder = project.root / package.replace(".", "/")
+        modules = {project.relative(path) for path in folder.glob("*.py")}
+        assert modules <= staged, package
+    for package, patterns in setuptools["package-data"].items():
+        folder = project.root / package.replace(".", "/")
+        for pattern in patterns:
+            data = {project.relative(path) for path in folder.glob(pattern)}
+            assert data and data <= staged, (package, pattern)
+    assert not any("__pycache__" in name for name in staged)

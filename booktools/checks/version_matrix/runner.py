@@ -35,6 +35,9 @@ if sys.version_info >= (3, 11):
 else:  # the tooling runs on 3.11 (README.md); mypy checks this file as 3.10 (pyproject.toml)
     import tomli as tomllib  # type: ignore[import-not-found]
 
+# What a wheel of d2l_lib holds besides code: the data of pyproject.toml's package-data.
+LIBRARY_SUFFIXES = (".py", ".json")
+
 
 @dataclass
 class Outcome:
@@ -58,13 +61,21 @@ def _run(command: Sequence[str | Path], cwd: Path | None = None) -> None:
     subprocess.run([str(word) for word in command], cwd=cwd, check=True)
 
 
+def library_files(project: Project) -> list[Path]:
+    """Every file of the package tree ``d2l_lib/`` that a wheel is built from: its modules and
+    its data, in every subpackage (caches and build metadata left out)."""
+    return sorted(
+        path
+        for path in project.library_dir.rglob("*")
+        if path.is_file() and path.suffix in LIBRARY_SUFFIXES and "__pycache__" not in path.parts
+    )
+
+
 def _stage_library(project: Project, staging: Path) -> dict[str, bytes]:
     """Copy what the library is built from into ``staging`` (outside the working tree, where
     setuptools writes its ``build/`` folder); return those files' contents by relative path."""
     files = {"pyproject.toml": project.root / "pyproject.toml", "README.md": project.root / "README.md"}
-    library = sorted(project.library_dir.glob("*.py")) + sorted(project.library_data_dir.glob("*.json"))
-    library += sorted(project.library_messages_file("en").parent.glob("*.json"))
-    files.update({project.relative(path): path for path in library})
+    files.update({project.relative(path): path for path in library_files(project)})
     if staging.exists():
         shutil.rmtree(staging)
     contents = {}

@@ -1,16 +1,19 @@
 """Sphinx extension that turns one Jupyter Book edition into a site of its language.
 
 ``booktools.website.build`` loads it into every edition's build (``sphinx.local_extensions``
-of the derived configuration) and passes two configuration values:
+of the derived configuration) and passes three configuration values:
 
 - ``book_edition``: the language code of the edition being built (``"ko"``);
-- ``book_editions``: every edition, as ``{"code", "name", "title"}`` mappings.
+- ``book_editions``: every edition, as ``{"code", "name", "title", "locale"}`` mappings;
+- ``book_site_url``: the site's base URL (``booktools.website.site_url``).
 
 It then
 
 - adds a language switcher to the header of every page, leading to the same page
-  in the other editions (``templates/edition-switcher.html``), and ``hreflang``
-  alternate links to the page head;
+  in the other editions (``templates/edition-switcher.html``);
+- gives every page a description, absolute ``hreflang`` alternates and
+  ``og:locale`` for search engines and link previews, and the pages without a
+  doctree sphinxext-opengraph's tags (``booktools.website.theme.metadata``);
 - puts the search box text in the edition's language: Jupyter Book fixes it to
   the English "Search this book...", and sphinx-book-theme's own catalog has no
   "Search" for Indonesian or Korean, so Sphinx's translation stands in;
@@ -41,13 +44,13 @@ from sphinx.locale import get_translation
 from booktools.website.theme.a11y import setup_a11y
 from booktools.website.theme.live import setup_live
 from booktools.website.theme.mathjax import copy_mathjax
+from booktools.website.theme.metadata import setup_metadata
 from booktools.website.theme.search import SearchKorean
 from booktools.website.theme.tabs import setup_tabs
 from booktools.website.theme.warning_file import setup_warning_file
 
 HERE = Path(__file__).resolve().parent
 SWITCHER_TEMPLATE = "edition-switcher.html"
-ALTERNATES_TEMPLATE = "edition-alternates.html"  # the <link rel="alternate" hreflang> of the other editions
 # Jupyter Book's default, in English whatever the language; see drop_fixed_search_text.
 JUPYTER_BOOK_SEARCH_TEXT = "Search this book..."
 THEBE_ASSETS = ("sphinx-thebe.js", "sphinx-thebe.css")
@@ -136,8 +139,6 @@ def update_page_context(app: Sphinx, pagename: str, templatename: str, context: 
     links = edition_links(app, pagename)
     context["book_edition_links"] = links
     context["book_edition_label"] = " · ".join(link["name"] for link in links)
-    alternates = app.builder.templates.render(ALTERNATES_TEMPLATE, {"links": links})
-    context["metatags"] = context.get("metatags", "") + alternates.strip() + "\n"
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -157,4 +158,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_tabs(app)
     setup_a11y(app)
     setup_live(app)
+    setup_metadata(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,50 @@
+"""The site's landing page, ``_build/html/index.html``: one link per language edition.
+
+Written from ``theme/landing.html`` (Jinja2) after the editions are built. Its head
+holds what the editions' pages hold (``booktools.website.theme.metadata``): a
+description, a canonical link, hreflang alternates (the editions' root pages, and
+itself as ``x-default``, ``booktools.website.site_url``) and Open Graph tags, every
+URL absolute. It is in English (``<html lang="en">``) and loads nothing from
+elsewhere, so that a downloaded copy of the site reads offline.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from booktools.project import SITE_FILES, SOURCE_LANGUAGE
+from booktools.sources.config import Edition
+from booktools.website import site_url
+
+LANDING_TEMPLATE = Path(__file__).resolve().parent / "theme" / "landing.html"
+
+
+def write_landing(
+    built: list[Edition], config: dict[str, Any], toc: dict[str, Any], site: Path, decks: dict[str, str] | None = None
+) -> Path:
+    """Write ``site/index.html``, linking the root page of every edition (and its slides: ``decks``, code -> label)."""
+    root_page = f"{toc['root']}.html"
+    base = site_url.base_url(config)
+    english = next(edition for edition in built if edition.code == SOURCE_LANGUAGE)
+    template = jinja2.Template(LANDING_TEMPLATE.read_text(encoding="utf-8"), autoescape=True)
+    html = template.render(
+        title=config.get("title", ""),
+        editions=built,
+        root_page=root_page,
+        language=SOURCE_LANGUAGE,
+        decks=decks or {},
+        url=site_url.site_url(base, SITE_FILES.landing),
+        image=site_url.site_url(base, SITE_FILES.preview),
+        locale=english.locale,
+        other_locales=[edition.locale for edition in built if edition is not english],
+        alternates=site_url.alternates(base, [edition.code for edition in built], root_page, root_page),
+        custom_tags=(config.get("sphinx", {}).get("config") or {}).get("ogp_custom_meta_tags", []),
+    )
+    landing = site / SITE_FILES.landing
+    landing.write_text(html, encoding="utf-8")
+    # GitHub Pages serves folders starting with "_" (Sphinx's _static) only without Jekyll.
+    (site / ".nojekyll").write_text("", encoding="utf-8")
+    return landing
