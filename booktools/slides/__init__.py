@@ -2,5 +2,7 @@
 
 - ``decks``: derived notebooks -> d2lbook (in ``.venv-d2lbook``) -> nbconvert -> reveal.js decks in
   the built site (``python -m booktools slides``).
+- ``lecture``: the cells that go to d2lbook, and its slide notebooks made to fit (``fit``).
+- ``fit``: slides split where one would be too tall for 1280x720; ``metrics``: the sizes and heights.
 - ``d2lbook_run``: the script ``decks`` runs with d2lbook's Python; it imports nothing of the book.
 """

@@ -10,9 +10,10 @@ What d2lbook does and what this module does:
   sets the ``slideshow`` metadata (``booktools/slides/d2lbook_run.py`` calls it);
 - **this module** feeds it the derived notebook of each page, language and
   framework (``booktools.derive.notebooks``, with its stored outputs, so the heatmaps are
-  on the slides), less what is no lecture material: the Colab install cell,
-  the code the book hides (``hide-input``, ``hide-cell``) and the exercises
-  with their solutions (from the cell ``exercises-md`` on); then renders each slide
+  on the slides), less what is no lecture material (``booktools.slides.lecture``: the
+  Colab install cell, the code the book hides, the quiz, the exercises with their
+  solutions); splits d2lbook's slides so that each fits a 1280x720 screen
+  (``booktools.slides.fit``, with the layout of ``slides.css``); then renders each slide
   notebook to a reveal.js deck with nbconvert's ``slides`` exporter (nbconvert
   from the same pinned environment) and makes the deck read offline: reveal.js
   and require.js come from the npm registry, pinned by
@@ -42,23 +43,25 @@ from pathlib import Path
 import jinja2
 import nbformat
 
-from booktools.derive.notebooks import INSTALL_CELL_ID, derive
+from booktools.derive.notebooks import derive
 from booktools.project import Project
+from booktools.slides.lecture import fit_slide_notebook, lecture_cells
+from booktools.slides.metrics import METRICS
 from booktools.slides.mathjax import COMPONENT_DIRS, mathjax_source
 from booktools.sources.frameworks import FRAMEWORKS, Framework
+from booktools.sources.slide_marks import strip_slide_marks
 from booktools.sources.strings import load_strings
 
 SLIDES_DIR = "slides"
 DRIVER = Path(__file__).resolve().parent / "d2lbook_run.py"
 # What of reveal.js goes beside the decks.
 REVEAL_FILES = ("dist", "plugin", "LICENSE")
-# The cell that starts the exercises (same id in every edition): the slides end before it.
-EXERCISES_CELL_ID = "exercises-md"
-HIDDEN_TAGS = {"hide-input", "hide-cell"}
 # nbconvert's reveal.js template, adapted to MathJax 3 (booktools/slides/template/d2l_reveal).
 TEMPLATES = Path(__file__).resolve().parent / "template"
 TEMPLATE = "d2l_reveal"
 INDEX_TEMPLATE = "index.html"  # the index of an edition's decks, beside the template
+STYLE_TEMPLATE = "slides.css.j2"  # the slides' layout (booktools.slides.fit's sizes), beside the decks
+STYLE = "slides.css"
 
 
 class SlidesError(Exception):
@@ -135,22 +138,8 @@ def slide_notebooks(decks: list[Deck], project: Project) -> dict[Deck, Path]:
     return {deck: target for deck, (_, target) in pairs.items() if target.exists()}
 
 
-def lecture_cells(cells: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
-    """Return the cells that go to d2lbook: up to the exercises, less the install cell and hidden code."""
-    kept = []
-    for cell in cells:
-        if cell.get("id") == EXERCISES_CELL_ID:
-            break
-        hidden = cell.cell_type == "code" and HIDDEN_TAGS & set(cell.metadata.get("tags", []))
-        if cell.get("id") != INSTALL_CELL_ID and not hidden:
-            kept.append(cell)
-    return kept
-
-
 def first_heading(notebook: nbformat.NotebookNode) -> str:
     """Return the text of the notebook's first level-1 heading, without slide marks."""
-    from booktools.sources.slide_marks import strip_slide_marks
-
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
             for line in strip_slide_marks(cell.source).splitlines():
@@ -196,7 +185,8 @@ def render_decks(language: str, slide_notebooks: list[Path], target: Path, proje
             f"--TemplateExporter.extra_template_basedirs={TEMPLATES}",
             f"--template={TEMPLATE}",
             "--SlidesExporter.reveal_url_prefix=reveal.js",
-            "--SlidesExporter.reveal_scroll=True",
+            f"--SlidesExporter.reveal_width={METRICS.width}",
+            f"--SlidesExporter.reveal_height={METRICS.height}",
             "--SlidesExporter.reveal_theme=white",  # its fonts come with reveal.js ("simple" loads Google's)
             "--HTMLExporter.require_js_url=require.js",
             "--HTMLExporter.jquery_url=jquery.min.js",
@@ -211,6 +201,14 @@ def render_decks(language: str, slide_notebooks: list[Path], target: Path, proje
         text = text.replace('<html lang="en">', f'<html lang="{language}">', 1)
         deck.with_name(f"{notebook.stem}.html").write_text(text, encoding="utf-8")
         deck.unlink()
+
+
+def write_style(target: Path) -> None:
+    """Write ``slides.css`` into ``target``: the layout of the slides, from ``booktools.slides.fit``'s sizes."""
+    template = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False, keep_trailing_newline=True
+    ).get_template(STYLE_TEMPLATE)
+    (target / STYLE).write_text(template.render(m=METRICS), encoding="utf-8")
 
 
 def write_index(language: str, label: str, decks: list[Deck], target: Path, titles: dict[Deck, str]) -> Path:
@@ -228,6 +226,9 @@ def build(site: Path, project: Project) -> list[Path]:
     """Build every deck into ``site/<lang>/slides/``; return the decks written."""
     decks = all_decks(project)
     made = slide_notebooks(decks, project)
+    for deck, path in made.items():
+        for what in fit_slide_notebook(path):
+            print(f"slides: {deck.language}/{deck.name}: left out {what}")
     written = []
     for language in project.editions():
         mine = [deck for deck in decks if deck.language == language and deck in made]
@@ -238,6 +239,7 @@ def build(site: Path, project: Project) -> list[Path]:
         (target / "reveal.js").mkdir(parents=True)
         (target / "mathjax").mkdir()
         copy_assets(target, project)
+        write_style(target)
         render_decks(language, [made[deck] for deck in mine], target, project)
         titles = {deck: json.loads(made[deck].read_text(encoding="utf-8"))["metadata"]["title"] for deck in mine}
         write_index(language, load_strings(project, language).slides, mine, target, titles)

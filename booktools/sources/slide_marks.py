@@ -6,7 +6,8 @@ for text meant for the slides only. ``d2lbook.slides`` reads the marks to make t
 slides (``booktools.slides.decks``); the book shows ``text`` without the marks and drops
 the slides-only text (:func:`strip_slide_marks`, used by ``booktools.website.pages``).
 The translation checker compares :func:`mark_kinds` of each cell with English, so
-every edition has the same slides.
+every edition has the same slides. :func:`titles_inside_marks` moves a marked heading's
+``#`` inside its mark, so that d2lbook, which keeps only the marked text, keeps it a heading.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import re
 MARK = re.compile(r"(\[\*\*|\(\*\*|\[~~|\(~~)(.*?)(\*\*\]|\*\*\)|~~\]|~~\))", re.DOTALL)
 CLOSING = {"[**": "**]", "(**": "**)", "[~~": "~~]", "(~~": "~~)"}
 SLIDES_ONLY = ("[~~", "(~~")
+# A heading whose whole text is one mark: "## [**Checking Shapes**]".
+MARKED_HEADING = re.compile(r"^(#{1,6}) +(\[\*\*|\(\*\*|\[~~|\(~~)(.*?)(\*\*\]|\*\*\)|~~\]|~~\)) *$", re.MULTILINE)
 
 
 def _marks(text: str) -> list[re.Match[str]]:
@@ -42,3 +45,20 @@ def strip_slide_marks(text: str, keep_slides_only: bool = False) -> str:
 def mark_kinds(text: str) -> list[str]:
     """Return the openings of the slide marks in ``text``, in order (e.g. ``["[**", "(**"]``)."""
     return [match.group(1) for match in _marks(text)]
+
+
+def titles_inside_marks(text: str) -> str:
+    """Return ``text`` with each marked heading's ``#`` inside its mark: ``[**## Checking Shapes**]``.
+
+    d2lbook keeps only the marked text of a cell and joins it with the next mark's text, so
+    ``## [**Checking Shapes**]`` would lose its ``##`` and run into the next sentence on the slide;
+    with the ``##`` inside the mark, the slide keeps the heading as its title.
+    """
+
+    def inside(match: re.Match[str]) -> str:
+        hashes, opening, title, closing = match.groups()
+        if CLOSING[opening] != closing:
+            return match.group(0)
+        return f"{opening}{hashes} {title.strip()}\n{closing}"
+
+    return MARKED_HEADING.sub(inside, text)
