@@ -46,8 +46,8 @@ import nbformat
 from booktools.derive.notebooks import derive
 from booktools.project import Project
 from booktools.slides.lecture import fit_slide_notebook, lecture_cells
-from booktools.slides.metrics import METRICS
 from booktools.slides.mathjax import COMPONENT_DIRS, mathjax_source
+from booktools.slides.metrics import METRICS
 from booktools.sources.frameworks import FRAMEWORKS, Framework
 from booktools.sources.slide_marks import strip_slide_marks
 from booktools.sources.strings import load_strings
