@@ -68,6 +68,7 @@ from booktools.website.editions import (
     load_yaml,
 )
 from booktools.website.pages import write_edition_sources
+from booktools.website.theme.loading import FAVICON
 from booktools.website.theme.warning_file import CONFIG_VALUE as WARNING_FILE_SETTING
 
 BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
@@ -180,9 +181,11 @@ def write_landing(
         root_page=f"{root_page}.html",
         language=SOURCE_LANGUAGE,
         decks=decks or {},
+        favicon=FAVICON.name,
     )
     landing = site / "index.html"
     landing.write_text(html, encoding="utf-8")
+    shutil.copy2(FAVICON, site / FAVICON.name)
     # GitHub Pages serves folders starting with "_" (Sphinx's _static) only without Jekyll.
     (site / ".nojekyll").write_text("", encoding="utf-8")
     return landing
