@@ -82,7 +82,7 @@ book: setup slides-setup
 	$(PY) -m booktools book
 
 ## make audit: Lighthouse (mobile and desktop) on every page of every edition, served gzipped from 127.0.0.1; prints a table (not part of make test)
-audit: book $(LIGHTHOUSE_CLI)
+audit: setup slides-setup $(LIGHTHOUSE_CLI)
 	$(PY) -m booktools audit $(AUDIT_ARGS)
 
 ## make lab: JupyterLab on the derived notebooks (notebooks/<lang>/<framework>/), kernel d2l-book

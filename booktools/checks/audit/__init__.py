@@ -12,7 +12,8 @@ audits, one after the other so that no run slows another:
 each with the ``mobile`` and the ``desktop`` preset. The table has, per page and
 preset, the four category scores (0-100) and the key metrics: first and largest
 contentful paint, total blocking time, cumulative layout shift, speed index and
-the bytes transferred. Under it are the audits that cost a category under
+the bytes transferred. The site is built first if it is missing or older than
+its sources (``--site`` audits another folder as it is). Under it are the audits that cost a category under
 ``--fail-under`` its points, and the Lighthouse reports stay in ``_build/audit/``.
 The exit status is 1 when a score is under ``--fail-under`` (95 unless told).
 
@@ -34,6 +35,7 @@ from pathlib import Path
 from booktools.checks.audit import lighthouse, static_host
 from booktools.checks.audit.lighthouse import CATEGORIES, METRICS, PRESETS, LighthouseError, Result
 from booktools.project import Project
+from booktools.website import build
 from booktools.website.api_docs import PAGE as API_PAGE
 
 SEARCH_PAGE = "search"
@@ -102,6 +104,8 @@ def shortfalls(rows: list[tuple[str, Result]], fail_under: int) -> list[str]:
 def run(project: Project, args: argparse.Namespace) -> int:
     """Serve the site, audit the chosen pages and presets, print the table; 1 if a score is under the bar."""
     site = args.site or project.site_dir
+    if args.site is None and not build.is_current(project) and build.build(project) != 0:
+        return 1  # the site is built first when missing or older than its sources, as for the tests
     pages = [page for page in site_pages(project) if not args.page or any(part in page for part in args.page)]
     presets = args.preset or list(PRESETS)
     missing = [page for page in pages if not (site / page).is_file()]
