@@ -21,6 +21,10 @@ THEBE_SCRIPT := $(THEBE)/node_modules/thebe/lib/index.js
 # installed with npm into the environment; the build copies its stylesheet and fonts into the site.
 KATEX := $(VENV)/share/d2l-book/katex
 KATEX_SCRIPT := $(KATEX)/node_modules/katex/dist/katex.min.js
+# Lighthouse for make audit (booktools/checks/audit/), pinned by booktools/checks/audit/package-lock.json,
+# installed with npm into the environment when make audit first runs (make test does not need it).
+LIGHTHOUSE := $(VENV)/share/d2l-book/lighthouse
+LIGHTHOUSE_CLI := $(LIGHTHOUSE)/node_modules/lighthouse/cli/index.js
 # d2lbook 1.0.3 pins Sphinx 5.3, so it has an environment of its own for the slides
 # (booktools/slides/), pinned by booktools/slides/requirements.txt; reveal.js, require.js
 # and jQuery for the decks, pinned by booktools/slides/reveal/package-lock.json, are installed into it.
@@ -28,7 +32,7 @@ D2LBOOK_VENV := .venv-d2lbook
 D2LBOOK_STAMP := $(D2LBOOK_VENV)/.installed
 REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 
-.PHONY: setup slides-setup slides book assignment lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
+.PHONY: setup slides-setup slides book audit assignment lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
 
 # tools/pip_install.py is pip install done by uv (pinned in requirements.txt, installed first
 # by pip), with the package sources of pip's configuration: the same packages, in a fraction
@@ -63,6 +67,12 @@ $(KATEX_SCRIPT): booktools/website/theme/katex/package.json booktools/website/th
 
 setup: $(STAMP) $(AXE_SCRIPT) $(THEBE_SCRIPT) $(KATEX_SCRIPT)
 
+$(LIGHTHOUSE_CLI): booktools/checks/audit/package.json booktools/checks/audit/package-lock.json $(STAMP)
+	mkdir -p $(LIGHTHOUSE)
+	cp booktools/checks/audit/package.json booktools/checks/audit/package-lock.json $(LIGHTHOUSE)/
+	npm ci --prefix $(LIGHTHOUSE) --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $(LIGHTHOUSE_CLI)
+
 # .venv's uv installs it too (tools/pip_install.py), so .venv comes first.
 $(D2LBOOK_STAMP): booktools/slides/requirements.txt booktools/slides/reveal/package-lock.json tools/pip_install.py | $(STAMP)
 	$(PYTHON) -m venv $(D2LBOOK_VENV)
@@ -81,6 +91,10 @@ slides: setup slides-setup
 ## make book: build the rendered book into _build/html
 book: setup slides-setup
 	$(PY) -m booktools book
+
+## make audit: Lighthouse (mobile and desktop) on every page of every edition, served gzipped from 127.0.0.1; prints a table (not part of make test)
+audit: setup slides-setup $(LIGHTHOUSE_CLI)
+	$(PY) -m booktools audit $(AUDIT_ARGS)
 
 ## make lab: JupyterLab on the derived notebooks (notebooks/<lang>/<framework>/), kernel d2l-book
 lab: setup

@@ -18,6 +18,7 @@ The pipeline, as the verbs run it::
     check         lib, notebooks and translations against their sources
     translations  the editions against English
     versions      the library's tests at the lowest and newest framework releases
+    audit         Lighthouse on every page of the built site, mobile and desktop
 """
 
 from __future__ import annotations
@@ -129,6 +130,18 @@ def _versions(project: Project, args: argparse.Namespace) -> int:
     )
 
 
+def _audit(project: Project, args: argparse.Namespace) -> int:
+    from booktools.checks import audit
+
+    return audit.run(project, args)
+
+
+def _audit_options(parser: argparse.ArgumentParser) -> None:
+    from booktools.checks import audit
+
+    audit.options(parser)
+
+
 def _outputs_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("pages", nargs="*", type=Path, help="source pages (default: every page of every edition)")
 
@@ -170,6 +183,7 @@ VERBS = (
         "translations", "check that every translation matches the English edition", _translations, _translations_options
     ),
     Verb("versions", "the library's tests on the lowest and newest framework releases", _versions, _versions_options),
+    Verb("audit", "Lighthouse on every page of the built site, mobile and desktop, as a table", _audit, _audit_options),
 )
 
 

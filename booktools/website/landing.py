@@ -10,6 +10,7 @@ elsewhere, so that a downloaded copy of the site reads offline.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import jinja2
 from booktools.project import SITE_FILES, SOURCE_LANGUAGE
 from booktools.sources.config import Edition
 from booktools.website import site_url
+from booktools.website.theme.loading import FAVICON
 
 LANDING_TEMPLATE = Path(__file__).resolve().parent / "theme" / "landing.html"
 
@@ -41,10 +43,12 @@ def write_landing(
         locale=english.locale,
         other_locales=[edition.locale for edition in built if edition is not english],
         alternates=site_url.alternates(base, [edition.code for edition in built], root_page, root_page),
+        favicon=FAVICON.name,
         custom_tags=(config.get("sphinx", {}).get("config") or {}).get("ogp_custom_meta_tags", []),
     )
     landing = site / SITE_FILES.landing
     landing.write_text(html, encoding="utf-8")
+    shutil.copy2(FAVICON, site / FAVICON.name)
     # GitHub Pages serves folders starting with "_" (Sphinx's _static) only without Jekyll.
     (site / ".nojekyll").write_text("", encoding="utf-8")
     return landing

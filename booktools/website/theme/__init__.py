@@ -26,6 +26,9 @@ It then
   button at the chosen framework's notebook (``booktools.website.theme.tabs``);
 - writes the build's warnings, and only those, to ``book_warning_file``
   (``booktools.website.theme.warning_file``), which ``booktools.website.build`` reads;
+- loads little before the first paint: scripts deferred, icons as inline SVG, the
+  search index only on the search page, a favicon, Korean broken between words
+  (``booktools.website.theme.loading``, ``booktools.website.theme.icons``);
 - fixes what axe-core finds in the pages (``booktools.website.theme.a11y``), among them
   two components of pydata-sphinx-theme overridden in ``templates/``
   (``search-button-field.html``, ``theme-switcher.html``; each says why).
@@ -45,6 +48,7 @@ from sphinx.locale import get_translation
 from booktools.website.theme.a11y import setup_a11y
 from booktools.website.theme.katex_math import setup_katex_math
 from booktools.website.theme.live import setup_live
+from booktools.website.theme.loading import setup_loading
 from booktools.website.theme.metadata import setup_metadata
 from booktools.website.theme.search import SearchKorean
 from booktools.website.theme.tabs import setup_tabs
@@ -160,4 +164,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_live(app)
     setup_metadata(app)
     setup_katex_math(app)
+    setup_loading(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

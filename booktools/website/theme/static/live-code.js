@@ -265,7 +265,12 @@
     icon.className = "d2l-live-icon";
     icon.setAttribute("aria-hidden", "true");
     icon.textContent = "▶";
-    launch.append(icon, " " + text("button"));
+    // On a phone the label is read, not shown, so that the header keeps one line and
+    // nothing below it moves when the button appears (live-code.css).
+    const label = document.createElement("span");
+    label.className = "d2l-live-label";
+    label.textContent = " " + text("button");
+    launch.append(icon, label);
     launch.title = text("button_title");
     const panel = document.createElement("div");
     panel.className = "d2l-live-panel";

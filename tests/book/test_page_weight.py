@@ -1,0 +1,146 @@
+"""What makes the Lighthouse scores (``make audit``), checked in the built HTML in seconds.
+
+``make audit`` runs Lighthouse on every page (minutes, not part of ``make test``);
+these tests guard what its scores rest on (``booktools.website.theme.loading``):
+what a page must fetch before its first paint and how much, no icon or math
+script, deferred scripts, a favicon, images with their size, the search index
+only where searched, Korean set between words.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup, Tag
+
+from booktools.project import Project
+
+PROJECT = Project.here()
+# Bytes (gzipped, as served) of the stylesheets and scripts a page must load before its first paint:
+# one bundled stylesheet (booktools.website.theme.stylesheets), ~29 KB, which Lighthouse's phone
+# (1.6 Mbit/s) loads in ~0.15 s; the theme's thirteen stylesheets were 97 KB.
+RENDER_BLOCKING_BUDGET = 40_000
+# The page's own HTML, gzipped: the longest page (the library's engineering, ~63 KB in English,
+# ~71 KB in Korean) is the largest.
+HTML_BUDGET = 80_000
+# An inline script in <head> (the colour mode, Sphinx's options) is this small at most.
+INLINE_HEAD_SCRIPT_BUDGET = 1_500
+NO_SCRIPTS = ("fontawesome", "searchindex.js")
+MATH_SCRIPTS = ("mathjax", "katex")
+KEEP_ALL = re.compile(r'html\[lang="?ko"?\] body\s*\{[^}]*word-break:\s*keep-all', re.DOTALL)
+
+
+def pages(site: Path) -> list[Path]:
+    """Every HTML page of the site: the landing page and every page of every edition."""
+    return [site / "index.html", *sorted(site.glob("*/*.html"))]
+
+
+def local(page: Path, url: str) -> Path:
+    """The file a relative URL of ``page`` names."""
+    return (page.parent / urllib.parse.unquote(url.split("?")[0].split("#")[0])).resolve()
+
+
+def is_blocking(element: Tag) -> bool:
+    """Whether a <link> or <script> of the head must load before the page is painted."""
+    if element.name == "link":
+        rel = element.get("rel") or []
+        return "stylesheet" in rel and element.get("media") in (None, "all", "screen")
+    return (
+        element.name == "script"
+        and bool(element.get("src"))
+        and not element.has_attr("defer")
+        and not element.has_attr("async")
+        and element.get("type") != "module"
+    )
+
+
+def blocking_bytes(page: Path, head: Tag) -> tuple[int, list[str]]:
+    """The gzipped bytes of what blocks the first paint of ``page``, with a stylesheet's @import."""
+    total, names = 0, []
+    for element in head.find_all(["link", "script"]):
+        if not is_blocking(element):
+            continue
+        url = str(element.get("href") or element.get("src"))
+        files = [local(page, url)]
+        text = files[0].read_text(encoding="utf-8")
+        files += [local(files[0], found) for found in re.findall(r'@import\s+(?:url\()?"([^"]+)"', text)]
+        for file in files:
+            total += len(gzip.compress(file.read_bytes(), compresslevel=6))
+            names.append(file.name)
+    return total, names
+
+
+@pytest.fixture(scope="module")
+def parsed(site: Path) -> dict[Path, BeautifulSoup]:
+    """Every page of the site, parsed."""
+    return {page: BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser") for page in pages(site)}
+
+
+def test_little_blocks_the_first_paint(parsed: dict[Path, BeautifulSoup], site: Path):
+    over = {}
+    for page, soup in parsed.items():
+        size, names = blocking_bytes(page, soup.head)
+        if size > RENDER_BLOCKING_BUDGET:
+            over[str(page.relative_to(site))] = (size, names)
+    assert over == {}, f"render-blocking bytes over {RENDER_BLOCKING_BUDGET} (gzipped): {over}"
+
+
+def test_no_script_file_blocks_the_page_and_inline_head_scripts_are_tiny(parsed: dict[Path, BeautifulSoup]):
+    for page, soup in parsed.items():
+        for script in soup.head.find_all("script"):
+            if script.get("src"):
+                assert not is_blocking(script), f"{page}: {script.get('src')} is neither deferred nor async"
+            elif script.get("type") in (None, "text/javascript"):
+                assert len(script.get_text()) <= INLINE_HEAD_SCRIPT_BUDGET, f"{page}: inline script {script}"
+
+
+def test_the_pages_html_is_light(site: Path):
+    for page in pages(site):
+        size = len(gzip.compress(page.read_bytes(), compresslevel=6))
+        assert size <= HTML_BUDGET, f"{page.relative_to(site)}: {size} bytes gzipped, over {HTML_BUDGET}"
+
+
+def test_no_icon_script_and_no_search_index_with_the_page(parsed: dict[Path, BeautifulSoup]):
+    for page, soup in parsed.items():
+        sources = [str(script.get("src")) for script in soup.find_all("script") if script.get("src")]
+        assert not [src for src in sources if any(name in src.lower() for name in NO_SCRIPTS)], page
+        assert not soup.select('i[class*="fa-"]'), f"{page}: Font Awesome markup left for a script to replace"
+
+
+def test_no_math_script(parsed: dict[Path, BeautifulSoup]):
+    for page, soup in parsed.items():
+        sources = [str(script.get("src")).lower() for script in soup.find_all("script") if script.get("src")]
+        assert not [src for src in sources if any(name in src for name in MATH_SCRIPTS)], page
+
+
+def test_every_page_has_a_favicon(parsed: dict[Path, BeautifulSoup]):
+    for page, soup in parsed.items():
+        icon = soup.head.find("link", rel="icon")
+        assert icon is not None, f"{page}: no <link rel=icon> (the browser asks for /favicon.ico: a 404)"
+        assert local(page, str(icon["href"])).is_file(), f"{page}: favicon {icon['href']} missing"
+
+
+def test_every_image_has_its_size(parsed: dict[Path, BeautifulSoup]):
+    for page, soup in parsed.items():
+        for image in soup.find_all("img"):
+            assert image.get("width") and image.get("height"), f"{page}: {image.get('src')} without width/height"
+
+
+def test_colour_mode_is_set_before_the_first_paint(parsed: dict[Path, BeautifulSoup]):
+    for page, soup in parsed.items():
+        if soup.find("body", attrs={"data-default-mode": True}) is None:
+            continue  # not a theme page (the landing page)
+        first = soup.head.find("script")
+        assert first is not None and '"auto"' in first.get_text(), f"{page}: no colour mode before the stylesheets"
+
+
+def test_korean_pages_break_lines_between_words(parsed: dict[Path, BeautifulSoup], site: Path):
+    korean = [(page, soup) for page, soup in parsed.items() if soup.html.get("lang") == "ko"]
+    assert korean, "no Korean page"
+    for page, soup in korean:
+        styles = [local(page, str(link["href"])) for link in soup.head.find_all("link", rel="stylesheet")]
+        assert any(KEEP_ALL.search(path.read_text(encoding="utf-8")) for path in styles), page
