@@ -20,6 +20,8 @@ It then
 - registers a Korean search language (``booktools.website.theme.search``);
 - shows each group of framework cells as synchronised tabs, and points the Colab
   button at the chosen framework's notebook (``booktools.website.theme.tabs``);
+- links the book's PDFs, one per framework, from every page's download menu
+  (``booktools.website.theme.pdf_links``);
 - writes the build's warnings, and only those, to ``book_warning_file``
   (``booktools.website.theme.warning_file``), which ``booktools.website.build`` reads;
 - fixes what axe-core finds in the pages (``booktools.website.theme.a11y``), among them
@@ -41,6 +43,7 @@ from sphinx.locale import get_translation
 from booktools.website.theme.a11y import setup_a11y
 from booktools.website.theme.live import setup_live
 from booktools.website.theme.mathjax import copy_mathjax
+from booktools.website.theme.pdf_links import setup_pdf_links
 from booktools.website.theme.search import SearchKorean
 from booktools.website.theme.tabs import setup_tabs
 from booktools.website.theme.warning_file import setup_warning_file
@@ -157,4 +160,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_tabs(app)
     setup_a11y(app)
     setup_live(app)
+    setup_pdf_links(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
