@@ -32,7 +32,7 @@ D2LBOOK_VENV := .venv-d2lbook
 D2LBOOK_STAMP := $(D2LBOOK_VENV)/.installed
 REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 
-.PHONY: setup slides-setup slides book audit assignment lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
+.PHONY: setup slides-setup slides pdf book audit assignment lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
 
 # tools/pip_install.py is pip install done by uv (pinned in requirements.txt, installed first
 # by pip), with the package sources of pip's configuration: the same packages, in a fraction
@@ -88,7 +88,11 @@ slides-setup: $(D2LBOOK_STAMP)
 slides: setup slides-setup
 	$(PY) -m booktools slides
 
-## make book: build the rendered book into _build/html
+## make pdf: the built book as PDFs, one per edition and framework (Chromium), into _build/html/<lang>/pdf/
+pdf: setup
+	$(PY) -m booktools pdf
+
+## make book: build the rendered book, its slides and its PDFs into _build/html
 book: setup slides-setup
 	$(PY) -m booktools book
 

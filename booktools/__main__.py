@@ -14,6 +14,7 @@ The pipeline, as the verbs run it::
     assignment    derived notebooks   -> _build/assignments/     (make assignment)
     book          source pages        -> _build/html/            (make book)
     slides        derived notebooks   -> _build/html/<lang>/slides/
+    pdf           built site          -> _build/html/<lang>/pdf/ (make pdf; make book runs it)
     serve, lab    local servers on 127.0.0.1 with a token
     check         lib, notebooks and translations against their sources
     translations  the editions against English
@@ -84,6 +85,12 @@ def _slides(project: Project, args: argparse.Namespace) -> int:
     from booktools.slides import decks
 
     return decks.run(project)
+
+
+def _pdf(project: Project, args: argparse.Namespace) -> int:
+    from booktools.pdf import build
+
+    return build.build(project)
 
 
 def _assignment(project: Project, args: argparse.Namespace) -> int:
@@ -174,8 +181,9 @@ VERBS = (
     Verb("notebooks", "derive notebooks/<lang>/<framework>/ from the source pages", _notebooks, _check_option),
     Verb("outputs", "re-execute the notebooks headlessly and store their outputs", _outputs, _outputs_options),
     Verb("assignment", "write the exercises as assignments for instructors into _build/assignments", _assignment),
-    Verb("book", "build every edition of the site, and its slides, into _build/html", _book),
+    Verb("book", "build every edition of the site, its slides and its PDFs, into _build/html", _book),
     Verb("slides", "build the lecture slides into the built site", _slides),
+    Verb("pdf", "print the built site's editions as PDFs, one per framework", _pdf),
     Verb("serve", "serve the built site and a local Jupyter server for its live code", _serve, _serve_options),
     Verb("lab", "JupyterLab on the derived notebooks, on the d2l-book kernel", _lab, _lab_options, passes_on=True),
     Verb("check", "check that d2l_lib, notebooks/ and the translations match their sources", _check),

@@ -16,6 +16,7 @@ mirrors the English pages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,10 @@ class SiteFiles(NamedTuple):
 SITE_FILES = SiteFiles(landing="index.html", preview="preview.png", sitemap="sitemap.xml", robots="robots.txt")
 # The two notebooks of an assignment: the students' (``release``) and nbgrader's (``source``).
 ASSIGNMENT_RELEASE, ASSIGNMENT_SOURCE = "release", "source"
+# The books as PDFs, one per edition and framework (``booktools.pdf``): in each edition's site,
+# named after the English title ("attention-scoring-functions-pytorch.pdf").
+PDF_FOLDER = "pdf"
+PDF_NAME = "{book}-{framework}.pdf"
 # Folders beside the pages that every edition's site reads as they are (figures).
 SHARED_FOLDERS = ("img",)
 # What a build of the site reads: a scratch copy of the book needs these, and the site is
@@ -174,6 +179,21 @@ class Project:
     def assignment_readme(self, language: str) -> Path:
         """``_build/assignments/<language>/README.md``: the instructor's guide to one edition's assignments."""
         return self.assignments_dir / language / "README.md"
+
+    def pdf_href(self, framework: str) -> str:
+        """The PDF of the book with ``framework``'s code, from its edition's root: ``pdf/<book>-<framework>.pdf``."""
+        slug = re.sub(r"[^a-z0-9]+", "-", self.config().title.lower()).strip("-") or "book"
+        return f"{PDF_FOLDER}/{PDF_NAME.format(book=slug, framework=framework)}"
+
+    def pdf_file(self, language: str, framework: str) -> Path:
+        """``_build/html/<language>/pdf/<book>-<framework>.pdf``: one edition's book with one framework's code."""
+        return self.site_dir / language / self.pdf_href(framework)
+
+    def page_names(self, language: str = SOURCE_LANGUAGE) -> list[str]:
+        """The pages of one edition in reading order, as the site names them (``preliminaries``)."""
+        return [
+            path.relative_to(self.edition_dir(language)).with_suffix("").as_posix() for path in self.pages(language)
+        ]
 
     @property
     def d2lbook_env(self) -> Path:

@@ -2,7 +2,7 @@
 
 Everything the site itself says around the pages (the buttons of the code cells,
 the Live code button and its messages, the link to the slides, the API page's
-title and introduction), and the instructor's README of ``make assignment``, is
+title and introduction, the PDFs' links, cover and contents), and the instructor's README of ``make assignment``, is
 in its edition's file, English included, and nowhere else. A file that lacks a
 string, or has one the schema does not know, fails the build (and ``make
 assignment``) naming the file and the key (``booktools.sources.schema``): no
@@ -26,6 +26,7 @@ __all__ = [
     "AssignmentStrings",
     "EditionStrings",
     "LiveStrings",
+    "PdfStrings",
     "check_library_messages",
     "load_strings",
     "sphinx_settings",
@@ -63,6 +64,17 @@ class ApiStrings:
 
 
 @dataclass(frozen=True)
+class PdfStrings:
+    """The book as a PDF per framework (``booktools.pdf``) and its links on every page."""
+
+    menu: str  # the download menu's name on a page that has no download menu of its own (search)
+    link: str  # {framework}: the link's text in the page's download menu
+    link_title: str  # {framework}: the link's tooltip
+    code_in: str  # {framework}: the PDF's cover says whose code it holds
+    contents: str  # the heading of the PDF's table of contents
+
+
+@dataclass(frozen=True)
 class AssignmentStrings:
     """The instructor's README of the assignments (``booktools.derive.assignments``), markdown."""
 
@@ -94,6 +106,7 @@ class EditionStrings:
     slides: str  # "Slides": the link on every page, the landing page and the decks' index
     api: ApiStrings
     live: LiveStrings
+    pdf: PdfStrings
     assignment: AssignmentStrings
 
 
@@ -116,6 +129,7 @@ def sphinx_settings(strings: EditionStrings) -> dict[str, Any]:
         "togglebutton_hint_hide": strings.toggle_hint_hide,
         "book_live_strings": dataclasses.asdict(strings.live),
         "book_api_strings": dataclasses.asdict(strings.api),
+        "book_pdf_strings": dataclasses.asdict(strings.pdf),
     }
 
 

@@ -29,10 +29,12 @@ Libraries imported during the build (TensorFlow for the API page) print notes
 such as ``WARNING: All log messages before absl::InitializeLog()...`` on some
 CPUs; they stay in the log and fail nothing. The editions are
 copied to ``_build/html/<code>/`` next to a landing page,
-``_build/html/index.html``, that links them, and each edition's lecture slides
-are built into ``_build/html/<code>/slides/`` (``booktools.slides.decks``). Beside
-the landing page go what search engines and link previews read: the preview
-image (``booktools.website.preview_image``), ``sitemap.xml`` and ``robots.txt``
+``_build/html/index.html``, that links them, each edition's lecture slides
+are built into ``_build/html/<code>/slides/`` (``booktools.slides.decks``), and
+its PDFs, the whole book once per framework, are printed into
+``_build/html/<code>/pdf/`` (``booktools.pdf``). Beside the landing page go
+what search engines and link previews read: the preview image
+(``booktools.website.preview_image``), ``sitemap.xml`` and ``robots.txt``
 (``booktools.website.sitemap``).
 
 Usage::
@@ -58,7 +60,7 @@ import yaml
 from booktools.project import SITE_FILES, Project
 from booktools.sources import config as book_config
 from booktools.sources.config import Edition
-from booktools.sources.frameworks import TabError
+from booktools.sources.frameworks import FRAMEWORKS, TabError
 from booktools.sources.strings import load_strings
 from booktools.website import site_url
 from booktools.website.alt_text import AltTextError
@@ -246,9 +248,9 @@ def build(project: Project) -> int:
         print("make book failed: warnings are errors (-W -n); see the lines above", file=sys.stderr)
         return 1
     decks = build_slides(site, project)
-    if decks is None:
+    if decks is None or not build_pdfs(project):
         return 1
-    landing = write_landing(built, config, toc, site, decks)
+    landing = write_landing(built, config, toc, site, decks, pdf_links(built, project))
     try:
         write_site_files(built, config, toc, site)
     except SitemapError as error:
@@ -257,6 +259,39 @@ def build(project: Project) -> int:
     stamp_path(project).write_text(digest + "\n", encoding="utf-8")
     print(f"landing page: {project.relative(landing)}")
     return 0
+
+
+def build_pdfs(project: Project) -> bool:
+    """Print the editions' PDFs into the site (``booktools.pdf``); False on failure.
+
+    Without Chromium the PDFs are skipped, and said so, as the slides are without d2lbook;
+    CI has it (``.ci/run``), and ``make pdf`` prints them once it is installed.
+    """
+    from booktools.pdf import build as pdf
+    from booktools.pdf.printer import chromium
+
+    if not chromium().exists():
+        print(f"pdf: skipped, no browser at {chromium()} (apt-get install chromium, then make pdf)")
+        return True
+    return pdf.build(project) == 0
+
+
+def pdf_links(built: list[Edition], project: Project) -> dict[str, list[dict[str, str]]]:
+    """Return, per edition, the links of the PDFs printed (``{"text", "href"}``, href from the site's root)."""
+    links = {}
+    for edition in built:
+        text = load_strings(project, edition.code).pdf.link
+        printed = [
+            {
+                "text": text.format(framework=framework.label),
+                "href": f"{edition.code}/{project.pdf_href(framework.name)}",
+            }
+            for framework in FRAMEWORKS
+            if project.pdf_file(edition.code, framework.name).exists()
+        ]
+        if printed:
+            links[edition.code] = printed
+    return links
 
 
 def build_slides(site: Path, project: Project) -> dict[str, str] | None:

@@ -31,6 +31,7 @@ from booktools.project import SOURCE_LANGUAGE, Project
 from booktools.sources import config as book_config
 from booktools.sources.config import Edition
 from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
+from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings, sphinx_settings
 from booktools.website import site_url
 
@@ -158,6 +159,8 @@ def edition_config(config: dict[str, Any], edition: Edition, built: list[Edition
         book_editions=[
             {"code": other.code, "name": other.name, "title": other.title, "locale": other.locale} for other in built
         ],
+        # The book's PDFs (booktools.pdf), linked from every page (booktools.website.theme.pdf_links).
+        book_pdf_links=[{"name": f.name, "label": f.label, "href": project.pdf_href(f.name)} for f in FRAMEWORKS],
     )
     sphinx["config"] = sphinx_config
     return derived

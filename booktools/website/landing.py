@@ -25,9 +25,18 @@ LANDING_TEMPLATE = Path(__file__).resolve().parent / "theme" / "landing.html"
 
 
 def write_landing(
-    built: list[Edition], config: dict[str, Any], toc: dict[str, Any], site: Path, decks: dict[str, str] | None = None
+    built: list[Edition],
+    config: dict[str, Any],
+    toc: dict[str, Any],
+    site: Path,
+    decks: dict[str, str] | None = None,
+    pdfs: dict[str, list[dict[str, str]]] | None = None,
 ) -> Path:
-    """Write ``site/index.html``, linking the root page of every edition (and its slides: ``decks``, code -> label)."""
+    """Write ``site/index.html``, linking the root page of every edition, its slides and its PDFs.
+
+    ``decks`` maps an edition's code to "Slides" in its language; ``pdfs``, to its PDFs' links
+    (``booktools.website.build.pdf_links``).
+    """
     root_page = f"{toc['root']}.html"
     base = site_url.base_url(config)
     english = next(edition for edition in built if edition.code == SOURCE_LANGUAGE)
@@ -38,6 +47,7 @@ def write_landing(
         root_page=root_page,
         language=SOURCE_LANGUAGE,
         decks=decks or {},
+        pdfs=pdfs or {},
         url=site_url.site_url(base, SITE_FILES.landing),
         image=site_url.site_url(base, SITE_FILES.preview),
         locale=english.locale,

@@ -26,14 +26,15 @@ import pytest
 import yaml
 from filelock import FileLock
 
+from booktools.pdf.printer import chromium
 from booktools.project import BUILD_INPUTS, Project
 from booktools.servers import serve
 from booktools.website import build, editions
 
 PROJECT = Project.here()
 
-# Debian's chromium package; BOOK_CHROMIUM names another Chromium build.
-CHROMIUM = Path(os.environ.get("BOOK_CHROMIUM", "/usr/bin/chromium"))
+# Debian's chromium package; BOOK_CHROMIUM names another Chromium build (the one the PDFs are printed with).
+CHROMIUM = chromium()
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -81,6 +82,14 @@ def site() -> Path:
             if result.returncode != 0:
                 pytest.fail(f"make book failed:\n{result.stdout}\n{result.stderr}")
     return PROJECT.site_dir
+
+
+@pytest.fixture(scope="session")
+def printed_site(site: Path) -> Path:
+    """The built site with its PDFs, which ``make book`` prints only where Chromium is installed."""
+    if not CHROMIUM.exists():
+        skip_or_fail(f"no browser at {CHROMIUM} to print the PDFs with (apt-get install chromium)")
+    return site
 
 
 @pytest.fixture(scope="session")

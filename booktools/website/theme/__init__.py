@@ -24,6 +24,8 @@ It then
 - registers a Korean search language (``booktools.website.theme.search``);
 - shows each group of framework cells as synchronised tabs, and points the Colab
   button at the chosen framework's notebook (``booktools.website.theme.tabs``);
+- links the book's PDFs, one per framework, from every page's download menu
+  (``booktools.website.theme.pdf_links``);
 - writes the build's warnings, and only those, to ``book_warning_file``
   (``booktools.website.theme.warning_file``), which ``booktools.website.build`` reads;
 - loads little before the first paint: scripts deferred, icons as inline SVG, the
@@ -50,6 +52,7 @@ from booktools.website.theme.katex_math import setup_katex_math
 from booktools.website.theme.live import setup_live
 from booktools.website.theme.loading import setup_loading
 from booktools.website.theme.metadata import setup_metadata
+from booktools.website.theme.pdf_links import setup_pdf_links
 from booktools.website.theme.search import SearchKorean
 from booktools.website.theme.tabs import setup_tabs
 from booktools.website.theme.warning_file import setup_warning_file
@@ -165,4 +168,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_metadata(app)
     setup_katex_math(app)
     setup_loading(app)
+    setup_pdf_links(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -3,10 +3,13 @@
 // writes them for the default framework, and sphinx-design keeps the chosen
 // framework tab in local storage (sync group "framework"), so this script swaps the
 // framework folder of each link when the page loads and whenever a tab changes.
+// It also puts the chosen framework's PDF of the book first in the page's download
+// menu (theme/pdf_links.py gives each PDF link the class btn-download-pdf-<framework>).
 (function () {
   "use strict";
   const GROUP = "framework";
   const STORAGE_KEY = "sphinx-design-tab-id-" + GROUP;
+  const PDF_CLASS = "btn-download-pdf-";
   const FOLDER = /\/notebooks\/([^/]+)\/([^/]+)\//;
 
   function chosen() {
@@ -28,6 +31,11 @@
     document.querySelectorAll('a[href*="colab.research.google.com"]').forEach((link) => {
       link.href = link.href.replace(FOLDER, "/notebooks/$1/" + framework + "/");
     });
+    const pdf = document.querySelector("a." + PDF_CLASS + CSS.escape(framework));
+    const first = document.querySelector('a[class*="' + PDF_CLASS + '"]');
+    if (pdf && first && pdf !== first && pdf.closest("li") && first.closest("li")) {
+      first.closest("li").before(pdf.closest("li"));
+    }
   }
 
   document.addEventListener("DOMContentLoaded", () => {
