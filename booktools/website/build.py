@@ -60,7 +60,7 @@ import yaml
 from booktools.project import SITE_FILES, Project
 from booktools.sources import config as book_config
 from booktools.sources.config import Edition
-from booktools.sources.frameworks import FRAMEWORKS, TabError
+from booktools.sources.frameworks import TabError
 from booktools.sources.strings import load_strings
 from booktools.website import site_url
 from booktools.website.alt_text import AltTextError
@@ -72,7 +72,7 @@ from booktools.website.editions import (
     editions_to_build,
     load_yaml,
 )
-from booktools.website.landing import write_landing
+from booktools.website.landing import pdf_links, write_landing
 from booktools.website.pages import write_edition_sources
 from booktools.website.preview_image import write_preview_image
 from booktools.website.sitemap import SitemapError, write_robots, write_sitemap
@@ -274,24 +274,6 @@ def build_pdfs(project: Project) -> bool:
         print(f"pdf: skipped, no browser at {chromium()} (apt-get install chromium, then make pdf)")
         return True
     return pdf.build(project) == 0
-
-
-def pdf_links(built: list[Edition], project: Project) -> dict[str, list[dict[str, str]]]:
-    """Return, per edition, the links of the PDFs printed (``{"text", "href"}``, href from the site's root)."""
-    links = {}
-    for edition in built:
-        text = load_strings(project, edition.code).pdf.link
-        printed = [
-            {
-                "text": text.format(framework=framework.label),
-                "href": f"{edition.code}/{project.pdf_href(framework.name)}",
-            }
-            for framework in FRAMEWORKS
-            if project.pdf_file(edition.code, framework.name).exists()
-        ]
-        if printed:
-            links[edition.code] = printed
-    return links
 
 
 def build_slides(site: Path, project: Project) -> dict[str, str] | None:

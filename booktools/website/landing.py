@@ -1,4 +1,4 @@
-"""The site's landing page, ``_build/html/index.html``: one link per language edition.
+"""The site's landing page, ``_build/html/index.html``: one link per language edition, its slides and PDFs.
 
 Written from ``theme/landing.html`` (Jinja2) after the editions are built. Its head
 holds what the editions' pages hold (``booktools.website.theme.metadata``): a
@@ -16,8 +16,10 @@ from typing import Any
 
 import jinja2
 
-from booktools.project import SITE_FILES, SOURCE_LANGUAGE
+from booktools.project import SITE_FILES, SOURCE_LANGUAGE, Project
 from booktools.sources.config import Edition
+from booktools.sources.frameworks import FRAMEWORKS
+from booktools.sources.strings import load_strings
 from booktools.website import site_url
 from booktools.website.theme.loading import FAVICON
 
@@ -62,3 +64,21 @@ def write_landing(
     # GitHub Pages serves folders starting with "_" (Sphinx's _static) only without Jekyll.
     (site / ".nojekyll").write_text("", encoding="utf-8")
     return landing
+
+
+def pdf_links(built: list[Edition], project: Project) -> dict[str, list[dict[str, str]]]:
+    """Return, per edition, the links of the PDFs printed (``{"text", "href"}``, href from the site's root)."""
+    links = {}
+    for edition in built:
+        text = load_strings(project, edition.code).pdf.link
+        printed = [
+            {
+                "text": text.format(framework=framework.label),
+                "href": f"{edition.code}/{project.pdf_href(framework.name)}",
+            }
+            for framework in FRAMEWORKS
+            if project.pdf_file(edition.code, framework.name).exists()
+        ]
+        if printed:
+            links[edition.code] = printed
+    return links
