@@ -111,26 +111,35 @@ def test_equation_numbers_and_their_links(site, built_editions, math_pages):
         assert links >= 3, f"{code}: the chapters refer to their equations"
 
 
+def linked_css(edition: Path, page: str) -> str:
+    """The text of the stylesheets ``page`` links (the theme bundles a page's stylesheets into one)."""
+    text = (edition / page).read_text(encoding="utf-8")
+    head = BeautifulSoup(text[: text.index("</head>")], "html.parser")
+    links = head.select("link[rel~=stylesheet]")
+    return "".join((edition / link["href"]).read_text(encoding="utf-8") for link in links)
+
+
 def test_math_styles_and_fonts_are_the_sites_own_and_never_reflow(site, built_editions):
     for code in built_editions:
         edition = site / code
-        css_path = edition / STYLESHEET
-        css = css_path.read_text(encoding="utf-8")
-        faces = re.findall(r"@font-face\{[^}]*\}", css)
+        source = edition / STYLESHEET
+        assert len(source.read_bytes()) < 30_000, "the math stylesheet stays small"
+        # The chapter's stylesheet (KaTeX's rules among the theme's, booktools.website.theme.stylesheets)
+        css = linked_css(edition, f"{CHAPTER}.html")
+        faces = [face for face in re.findall(r"@font-face\{[^}]*\}", css) if "KaTeX_" in face]
         assert faces and all("font-display:optional" in face for face in faces), "a late font would reflow the page"
-        fonts = re.findall(r"url\(([^)]*)\)", css)
+        fonts = [font for face in faces for font in re.findall(r"url\(([^)]*)\)", face)]
         assert fonts and all(font.endswith(".woff2") for font in fonts), fonts
-        assert all((css_path.parent / font).is_file() for font in fonts)
-        assert len(css_path.read_bytes()) < 30_000, "the math stylesheet stays small"
+        assert all((edition / "_static" / font).is_file() for font in fonts), fonts
         text = (edition / f"{CHAPTER}.html").read_text(encoding="utf-8")
         chapter = BeautifulSoup(text[: text.index("</head>")], "html.parser")
-        assert STYLESHEET in [link.get("href") for link in chapter.select("link[rel~=stylesheet]")]
         preloads = [link for link in chapter.select("link[rel=preload]") if "/katex/" in link.get("href", "")]
         assert len(preloads) >= 3, "the chapter preloads the fonts of its formulas"
         assert all(link.get("as") == "font" and link.has_attr("crossorigin") for link in preloads)
         assert all((edition / link["href"]).is_file() for link in preloads)
         for page in ("index.html", "search.html", "genindex.html"):
             assert "/katex/" not in (edition / page).read_text(encoding="utf-8"), f"{page} has no math"
+            assert "KaTeX_" not in linked_css(edition, page), f"{page} loads no math style"
 
 
 # A small Sphinx project with the renderer ------------------------------------------------

@@ -24,9 +24,10 @@ PROJECT = Project.here()
 # one bundled stylesheet (booktools.website.theme.stylesheets), ~29 KB, which Lighthouse's phone
 # (1.6 Mbit/s) loads in ~0.15 s; the theme's thirteen stylesheets were 97 KB.
 RENDER_BLOCKING_BUDGET = 40_000
-# The page's own HTML, gzipped: the longest page (the library's engineering, ~63 KB in English,
-# ~71 KB in Korean) is the largest.
-HTML_BUDGET = 80_000
+# The page's own HTML, gzipped: the longest page (the library's engineering) is the largest,
+# 72 KB in English and 80 KB in Korean since its formulas are typeset at build time (KaTeX's
+# HTML and MathML: about 9 KB more than before, and no 265 KB math script to load).
+HTML_BUDGET = 88_000
 # An inline script in <head> (the colour mode, Sphinx's options) is this small at most.
 INLINE_HEAD_SCRIPT_BUDGET = 1_500
 NO_SCRIPTS = ("fontawesome", "searchindex.js")
