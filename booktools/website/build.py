@@ -1,41 +1,28 @@
 """Build every language edition of the book into one site (``make book``).
 
 ``_config.yml`` and ``_toc.yml`` are the only configuration. For each edition
-present under ``chapters/<code>/`` and listed under ``editions`` in
-``_config.yml``, this writes a derived configuration and table of contents to
-``_build/editions/<code>/`` that differ from the top-level ones only in
-
-- the language (Sphinx ``language``, hence ``<html lang>``, the theme's
-  translations and the search index) and the book's title;
-- the table of contents, whose ``chapters/en/`` entries point at the edition's
-  own pages (the edition's folder is the source folder of its build);
-- ``repository.path_to_book``, so that each "open in Colab" button opens
-  ``notebooks/<code>/<framework>/<page>.ipynb`` of the repository;
-- the values ``booktools.website.theme`` needs for the language switcher, and paths
-  made absolute (the bibliography, local extensions).
+listed under ``editions`` and present under ``chapters/<code>/``, a derived
+configuration and table of contents go to ``_build/editions/<code>/``; they differ
+from the top-level ones only in the language (``<html lang>``, the theme's strings,
+the search index) and title, the table of contents' page paths, the Colab path
+(``repository.path_to_book``), the language switcher's values and absolute paths.
 
 Each edition is built from a renderable copy of ``chapters/<code>/``
-(``booktools.website.pages``: framework cells marked for the tabs) by ``jupyter-book build`` with warnings as errors,
-nitpicky references and ``--keep-going`` (a broken reference, a duplicate label
-or a missing citation fails the build), from scratch, without executing the
-notebooks: their stored outputs are rendered as they are.
+(``booktools.website.pages``: framework cells marked for the tabs) by ``jupyter-book
+build`` from scratch, with warnings as errors, nitpicky references and
+``--keep-going`` (a broken reference, a duplicate label or a missing citation fails
+the build), without executing the notebooks: stored outputs are rendered as they are.
 
 A build's problems are what Sphinx and Jupyter Book report, never a line that
-something else prints: the derived configuration is first validated against
-Jupyter Book's own schema, and an edition fails when ``jupyter-book build`` exits
-non-zero or Sphinx reported a warning, read from the warning file that
-``booktools.website.theme.warning_file`` writes (``_build/editions/<code>/warnings.txt``).
-Libraries imported during the build (TensorFlow for the API page) print notes
-such as ``WARNING: All log messages before absl::InitializeLog()...`` on some
-CPUs; they stay in the log and fail nothing. The editions are
-copied to ``_build/html/<code>/`` next to a landing page,
-``_build/html/index.html``, that links them, each edition's lecture slides
-are built into ``_build/html/<code>/slides/`` (``booktools.slides.decks``), and
-its PDFs, the whole book once per framework, are printed into
-``_build/html/<code>/pdf/`` (``booktools.pdf``). Beside the landing page go
-what search engines and link previews read: the preview image
-(``booktools.website.preview_image``), ``sitemap.xml`` and ``robots.txt``
-(``booktools.website.sitemap``).
+something else prints: the derived configuration is validated against Jupyter
+Book's schema, and an edition fails when ``jupyter-book build`` exits non-zero or
+Sphinx wrote a warning to ``_build/editions/<code>/warnings.txt``
+(``booktools.website.theme.warning_file``). Notes that imported libraries print on
+some CPUs (TensorFlow's ``absl::InitializeLog()``) stay in the log and fail nothing.
+The editions are copied to ``_build/html/<code>/`` beside a landing page that links
+them, with each edition's slides (``booktools.slides.decks``) and PDFs
+(``booktools.pdf``), the preview image, ``sitemap.xml`` and ``robots.txt``
+(``booktools.website.preview_image``, ``booktools.website.sitemap``).
 
 Usage::
 
@@ -95,6 +82,17 @@ class EditionResult:
     problems: list[str]
 
 
+@dataclass(frozen=True)
+class EditionRun:
+    """One edition's ``jupyter-book build``, ready to run: its command, log and warning file."""
+
+    edition: Edition
+    command: list[str]
+    log: Path
+    warnings: Path
+    cwd: Path
+
+
 def stamp_path(project: Project) -> Path:
     """Return the file recording which inputs the current site was built from."""
     return project.build_dir / "book.stamp"
@@ -124,10 +122,13 @@ def invalid_config(derived: dict[str, Any]) -> str:
     return ""
 
 
-def build_edition(
+def prepare_edition(
     edition: Edition, config: dict[str, Any], toc: dict[str, Any], built: list[Edition], project: Project
-) -> EditionResult:
-    """Build one edition from scratch into ``_build/editions/<code>/_build/html``."""
+) -> EditionRun | EditionResult:
+    """Write one edition's configuration, table of contents and sources under ``_build/editions/<code>/``.
+
+    Returns the ``jupyter-book build`` to run, or the failed result when the edition cannot be built.
+    """
     work = project.work_dir("editions") / edition.code
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -148,21 +149,20 @@ def build_edition(
     except (TabError, AltTextError, book_config.ConfigError) as error:
         log.write_text(f"ERROR: {error}\n", encoding="utf-8")
         return EditionResult(edition, 1, log, [f"ERROR: {error}"])
-    command = [
-        jupyter_book_command(),
-        "build",
-        str(source),
-        "--path-output",
-        str(work),
-        "--config",
-        str(config_file),
-        "--toc",
-        str(toc_file),
-        *BUILD_FLAGS,
-    ]
-    with log.open("w", encoding="utf-8") as output:
-        process = subprocess.run(command, cwd=project.root, stdout=output, stderr=subprocess.STDOUT, check=False)
-    return EditionResult(edition, process.returncode, log, build_problems(process.returncode, warnings, log))
+    command = [jupyter_book_command(), "build", str(source), "--path-output", str(work), "--config"]
+    return EditionRun(
+        edition, [*command, str(config_file), "--toc", str(toc_file), *BUILD_FLAGS], log, warnings, project.root
+    )
+
+
+def run_edition(prepared: EditionRun | EditionResult) -> EditionResult:
+    """Run a prepared edition's ``jupyter-book build`` (a failed preparation is returned as it is)."""
+    if isinstance(prepared, EditionResult):
+        return prepared
+    with prepared.log.open("w", encoding="utf-8") as output:
+        process = subprocess.run(prepared.command, cwd=prepared.cwd, stdout=output, stderr=subprocess.STDOUT)
+    problems = build_problems(process.returncode, prepared.warnings, prepared.log)
+    return EditionResult(prepared.edition, process.returncode, prepared.log, problems)
 
 
 def build_problems(returncode: int, warnings: Path, log: Path) -> list[str]:
@@ -230,8 +230,12 @@ def build(project: Project) -> int:
         f"building {', '.join(edition.code for edition in built)} with jupyter-book build {' '.join(BUILD_FLAGS)}",
         flush=True,
     )
+    # Sources are written one edition after another: the Markdown parser they use (markdown-it-py's
+    # URL encoder, mdurl) fills a module-level cache without a lock, and a parse in a second thread
+    # could read it half-filled (IndexError). Only the jupyter-book processes run side by side.
+    prepared = [prepare_edition(edition, config, toc, built, project) for edition in built]
     with ThreadPoolExecutor(max_workers=min(len(built), os.cpu_count() or 1)) as pool:
-        results = list(pool.map(lambda edition: build_edition(edition, config, toc, built, project), built))
+        results = list(pool.map(run_edition, prepared))
     failed = False
     for result in results:
         code = result.edition.code

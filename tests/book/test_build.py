@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -400,6 +401,28 @@ def test_a_crash_without_a_warning_fails_with_the_end_of_the_log(tmp_path: Path)
     assert build.build_problems(0, warnings, log) == []
     warnings.write_text("page.md:3: WARNING: undefined label\n\n")
     assert build.build_problems(1, warnings, log) == ["page.md:3: WARNING: undefined label"]
+
+
+def test_editions_are_prepared_in_one_thread_before_any_runs(synthetic_book: Path, monkeypatch):
+    """Sources are written on the main thread: the Markdown parser's URL cache (mdurl) is not thread-safe."""
+    events: list[tuple[str, str, bool]] = []
+
+    def prepare(edition, *args):
+        events.append(("prepare", edition.code, threading.current_thread() is threading.main_thread()))
+        work = synthetic_book / edition.code
+        return build.EditionRun(edition, [], work / "build.log", work / "warnings.txt", synthetic_book)
+
+    def run(prepared):
+        events.append(("run", prepared.edition.code, False))
+        return build.EditionResult(prepared.edition, 1, prepared.log, ["stopped here by the test"])
+
+    monkeypatch.setattr(build, "prepare_edition", prepare)
+    monkeypatch.setattr(build, "run_edition", run)
+    assert build.build(Project(synthetic_book)) == 1
+    codes = sorted({code for _, code, _ in events})
+    assert len(codes) >= 2, "the synthetic book has more than one edition"
+    assert events[: len(codes)] == [("prepare", code, True) for code in codes]
+    assert sorted(code for stage, code, _ in events[len(codes) :] if stage == "run") == codes
 
 
 def test_a_configuration_outside_jupyter_books_schema_is_refused(book_config):

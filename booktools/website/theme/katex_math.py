@@ -4,7 +4,8 @@ Every formula Sphinx writes into a page (MyST's ``$...$`` and ``$$...$$``, amsma
 environments, ``:math:`` in the API page's docstrings) is rendered during the build by
 KaTeX (npm ``katex``, pinned by ``katex/package-lock.json`` and installed by ``make setup``
 into ``.venv/share/d2l-book/katex/``), run in Node by sphinxcontrib-katex's render server
-(``KaTeXServer``, one Node process per build). The page holds KaTeX's HTML, set in
+(``KaTeXServer``, one Node process per build, started by
+``booktools.website.theme.katex_server``). The page holds KaTeX's HTML, set in
 KaTeX's TeX fonts, and beside it the formula's MathML, which screen readers read
 (KaTeX's ``htmlAndMathml`` output). Numbered equations keep Sphinx's numbers, ids and
 permalinks, so ``{eq}`` references work as before.
@@ -42,9 +43,10 @@ from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 from sphinx.writers.html5 import HTML5Translator
-from sphinxcontrib.katex import KaTeXError, KaTeXServer, render_latex
+from sphinxcontrib.katex import KaTeXError, render_latex
 
 from booktools.website.theme.katex_fonts import page_fonts
+from booktools.website.theme.katex_server import start_render_server
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +90,7 @@ def typeset(latex: str, display: bool) -> str:
     Raises:
         sphinxcontrib.katex.KaTeXError: with KaTeX's message, if KaTeX cannot typeset it.
     """
-    KaTeXServer.katex_path = str(katex_dist() / "katex.min.js")  # read when the server starts
+    start_render_server(katex_dist() / "katex.min.js")
     return str(render_latex(latex, {**KATEX_OPTIONS, "displayMode": display}))
 
 
