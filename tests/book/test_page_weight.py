@@ -3,8 +3,9 @@
 ``make audit`` runs Lighthouse on every page (minutes, not part of ``make test``);
 these tests guard what its scores rest on (``booktools.website.theme.loading``):
 what a page must fetch before its first paint and how much, no icon or math
-script, deferred scripts, a favicon, images with their size, the search index
-only where searched, Korean set between words.
+script, icon fonts cut to the glyphs used, deferred scripts, a favicon, images
+with their size and loaded lazily, the search index only where searched, Korean
+set between words.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup, Tag
+from fontTools.ttLib import TTFont
 
 from booktools.project import Project
+from booktools.website.theme import icon_font, stylesheets
 
 PROJECT = Project.here()
 # Bytes (gzipped, as served) of the stylesheets and scripts a page must load before its first paint:
@@ -31,6 +34,9 @@ HTML_BUDGET = 88_000
 # An inline script in <head> (the colour mode, Sphinx's options) is this small at most.
 INLINE_HEAD_SCRIPT_BUDGET = 1_500
 NO_SCRIPTS = ("fontawesome", "searchindex.js")
+# A Font Awesome font cut to the glyphs the stylesheets name (booktools.website.theme.icon_font):
+# a few KB; the solid one was 156 KB.
+ICON_FONT_BUDGET = 8_000
 MATH_SCRIPTS = ("mathjax", "katex")
 KEEP_ALL = re.compile(r'html\[lang="?ko"?\] body\s*\{[^}]*word-break:\s*keep-all', re.DOTALL)
 
@@ -109,7 +115,23 @@ def test_no_icon_script_and_no_search_index_with_the_page(parsed: dict[Path, Bea
     for page, soup in parsed.items():
         sources = [str(script.get("src")) for script in soup.find_all("script") if script.get("src")]
         assert not [src for src in sources if any(name in src.lower() for name in NO_SCRIPTS)], page
-        assert not soup.select('i[class*="fa-"]'), f"{page}: Font Awesome markup left for a script to replace"
+        left = soup.select('i[class*="fa-"], span[class*="fa-"]')
+        assert not left, f"{page}: Font Awesome markup left for a script or the icon font: {left[:3]}"
+
+
+def test_the_icon_fonts_hold_only_the_glyphs_the_stylesheets_name(site: Path):
+    for edition in sorted(path.parent for path in site.glob("*/index.html")):
+        named = icon_font.stylesheet_characters((edition / "_static").glob(f"{stylesheets.BUNDLE_PREFIX}*.css"))
+        fonts = sorted((edition / icon_font.WEBFONTS).glob("*.woff2"))
+        assert fonts, f"{edition}: no Font Awesome fonts (has the theme moved them?)"
+        for font in fonts:
+            assert font.stat().st_size <= ICON_FONT_BUDGET, f"{font}: {font.stat().st_size} bytes"
+            with TTFont(font) as opened:
+                held = set(opened.getBestCmap())
+            assert held <= named, f"{font}: glyphs no stylesheet names: {sorted(map(hex, held - named))[:5]}"
+        with TTFont(edition / icon_font.WEBFONTS / "fa-solid-900.woff2") as solid:
+            # The bell of an admonition's title (the exercises): the theme draws it with the font.
+            assert 0xF0F3 in solid.getBestCmap(), f"{edition}: the admonition icon is not in the solid font"
 
 
 def test_no_math_script(parsed: dict[Path, BeautifulSoup]):
@@ -125,10 +147,11 @@ def test_every_page_has_a_favicon(parsed: dict[Path, BeautifulSoup]):
         assert local(page, str(icon["href"])).is_file(), f"{page}: favicon {icon['href']} missing"
 
 
-def test_every_image_has_its_size(parsed: dict[Path, BeautifulSoup]):
+def test_every_image_has_its_size_and_loads_when_scrolled_to(parsed: dict[Path, BeautifulSoup]):
     for page, soup in parsed.items():
         for image in soup.find_all("img"):
             assert image.get("width") and image.get("height"), f"{page}: {image.get('src')} without width/height"
+            assert image.get("loading") == "lazy", f"{page}: {image.get('src')} loads with the page"
 
 
 def test_colour_mode_is_set_before_the_first_paint(parsed: dict[Path, BeautifulSoup]):

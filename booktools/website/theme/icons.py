@@ -5,7 +5,7 @@ fa-sun">``) and loads ``fontawesome.js`` (1.4 MB, every icon of Font Awesome 6) 
 replace each one by an SVG once the page has loaded: a large script on every
 page, and a layout shift when the icons appear. Here the build does that
 replacement instead: after each edition is written (``booktools.website.theme.loading``),
-every empty ``<i>`` element whose classes name a Font Awesome icon becomes
+every empty ``<i>`` or ``<span>`` element whose classes name a Font Awesome icon becomes
 the inline ``<svg>`` Font Awesome would have made (its classes, attributes and
 ``svg-inline--fa``, sized by the rules of ``static/book.css``), and the page loads
 no icon script (``templates/static/webpack-macros.html``).
@@ -34,8 +34,8 @@ FONTAWESOME_JS = Path(str(importlib.resources.files(THEME_PACKAGE))).joinpath(
 # One style's table of icons, and the prefix it is registered under.
 _PACK = re.compile(r"var p=\{(.*?)\};.{0,400}?d\(\"(fa[srb])\",p\)", re.DOTALL)
 _ICON = re.compile(r'(?:"([\w-]+)"|([\w]+)):\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]*",("[^"]*"|\[[^\]]*\])\]')
-# An empty <i> whose classes name a Font Awesome icon.
-_MARKUP = re.compile(r'<i\s([^>]*?class="[^"]*\bfa-[^"]*"[^>]*)>\s*</i>')
+# An empty <i> or <span> whose classes name a Font Awesome icon (the theme writes both).
+_MARKUP = re.compile(r'<(i|span)\s([^>]*?class="[^"]*\bfa-[^"]*"[^>]*)>\s*</\1>')
 _ATTRIBUTE = re.compile(r'([\w:-]+)="([^"]*)"')
 STYLES = {"fa-solid": "fas", "fas": "fas", "fa-regular": "far", "far": "far", "fa-brands": "fab", "fab": "fab"}
 # Classes that say how to draw an icon, not which one.
@@ -83,5 +83,5 @@ def svg_for(attributes: str) -> str:
 
 
 def inline_icons(text: str) -> str:
-    """Return an HTML page with every Font Awesome ``<i>`` replaced by its inline SVG."""
-    return _MARKUP.sub(lambda match: svg_for(match.group(1)), text)
+    """Return an HTML page with every Font Awesome ``<i>`` or ``<span>`` replaced by its inline SVG."""
+    return _MARKUP.sub(lambda match: svg_for(match.group(2)), text)

@@ -5,7 +5,10 @@ loaded, and then pushes down what follows it (a layout shift, which Lighthouse
 counts). Sphinx and myst-nb write the heatmaps and figures without their size;
 after the build, :func:`size_images` gives each image of a page that lacks them
 the pixel size of its file (a PNG or JPEG read with Pillow, an SVG from its
-``width``/``height`` or ``viewBox``) and ``decoding="async"``.
+``width``/``height`` or ``viewBox``), and every image gets ``decoding="async"`` and
+``loading="lazy"``: the browser fetches an image when the reader scrolls near it,
+not with the page (a chapter's heatmaps are 100 KB that a phone would otherwise
+download before the page counts as loaded; the text is what a page shows first).
 ``static/book.css`` keeps their aspect ratio when the column is narrower.
 """
 
@@ -47,17 +50,18 @@ def image_size(path: Path) -> tuple[int, int] | None:
 
 
 def size_images(text: str, folder: Path) -> str:
-    """Return an HTML page (in ``folder``) whose images all have ``width``, ``height`` and ``decoding``."""
+    """Return an HTML page (in ``folder``) whose images all have a size, ``decoding`` and ``loading``."""
 
     def sized(match: re.Match[str]) -> str:
         attributes = match.group(1)
-        source = _SRC.search(" " + attributes)
-        if re.search(r"\swidth=", " " + attributes) or not source or source.group(1).startswith(("data:", "http")):
-            return match.group(0)
-        size = image_size(folder / urllib.parse.unquote(source.group(1).split("?")[0]))
-        if size is None:
-            return match.group(0)
-        decoding = "" if "decoding=" in attributes else ' decoding="async"'
-        return f'<img {attributes} width="{size[0]}" height="{size[1]}"{decoding} />'
+        added = ""
+        found = _SRC.search(" " + attributes)
+        source = found.group(1) if found else "data:"
+        if not source.startswith(("data:", "http")) and not re.search(r"\swidth=", " " + attributes):
+            size = image_size(folder / urllib.parse.unquote(source.split("?")[0]))
+            added += f' width="{size[0]}" height="{size[1]}"' if size else ""
+        added += "" if "decoding=" in attributes else ' decoding="async"'
+        added += "" if "loading=" in attributes else ' loading="lazy"'
+        return f"<img {attributes}{added} />"
 
     return _IMG.sub(sized, text)

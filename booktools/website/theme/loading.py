@@ -19,7 +19,8 @@
   half the elements of a page of code;
 - every image has its size (``booktools.website.theme.image_sizes``): no layout shift;
 - the page links one stylesheet, its theme's bundled without the rules no page uses
-  (``booktools.website.theme.stylesheets``);
+  (``booktools.website.theme.stylesheets``), and Font Awesome's fonts, which a few of
+  those rules still use, hold only the glyphs they name (``booktools.website.theme.icon_font``);
 - the page has a favicon (``static/favicon.svg``), and ``static/book.css`` sizes the
   inline icons, sets the fonts of each edition's script (system fonts, with
   Noto Sans CJK KR for Hangul: no web font to wait for, no reflow when one
@@ -39,6 +40,7 @@ from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
 from booktools.website.theme.code_markup import plain_code_tokens
+from booktools.website.theme.icon_font import subset_icon_fonts
 from booktools.website.theme.icons import inline_icons
 from booktools.website.theme.image_sizes import size_images
 from booktools.website.theme.stylesheets import bundle_site
@@ -90,7 +92,7 @@ def add_favicon(app: Sphinx, config: Config) -> None:
 
 
 def finish_pages(app: Sphinx, exception: Exception | None) -> None:
-    """Rewrite every page the build wrote (icons, code blocks, images), then bundle its stylesheets."""
+    """Rewrite every page the build wrote (icons, code blocks, images), bundle its stylesheets, cut its icon fonts."""
     if exception is not None or app.builder.format != "html":
         return
     for page in Path(app.outdir).rglob("*.html"):
@@ -101,7 +103,7 @@ def finish_pages(app: Sphinx, exception: Exception | None) -> None:
             raise ExtensionError(f"{page.name}: Font Awesome icon: {error}") from error
         if changed != text:
             page.write_text(changed, encoding="utf-8")
-    bundle_site(Path(app.outdir))
+    subset_icon_fonts(Path(app.outdir), bundle_site(Path(app.outdir)))
 
 
 def setup_loading(app: Sphinx) -> None:

@@ -1,0 +1,85 @@
+"""Font Awesome's web fonts cut down to the glyphs the book's stylesheets name.
+
+The page icons are inline SVG (``booktools.website.theme.icons``), but a few of the
+theme's rules still draw an icon with Font Awesome's font in a pseudo-element: the
+icon in an admonition's title (the exercises and their solutions), beside a
+download link, after an external link in the navigation. For them a page that has
+one downloads the whole font, ``fa-solid-900.woff2``: 156 KB for about ten glyphs,
+with the priority of a font the page needs, on a phone's connection before the
+page counts as loaded.
+
+After the stylesheets are bundled (``booktools.website.theme.stylesheets``, which
+keeps only the rules a page can use), every character that a bundle can draw (the
+strings of its ``content`` declarations, ``content: "\\f0f3"``, and of its custom
+properties, such as the theme's ``--pst-icon-*``, which ``content`` reads) is kept in
+each of Font Awesome's fonts under ``_static/vendor/fontawesome/webfonts/``, and the
+rest of the font is dropped: a few hundred bytes to a few KB per font, the same
+glyphs where the theme uses them. The fonts are cut by fontTools' subsetter (WOFF2
+through Brotli, both pinned in ``requirements.txt``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import tinycss2
+from fontTools import subset
+from tinycss2 import ast
+
+WEBFONTS = Path("_static") / "vendor" / "fontawesome" / "webfonts"
+FLAVORS = {".woff2": "woff2", ".ttf": None}  # the files the theme's @font-face rules name
+NESTING_AT_RULES = {"media", "supports", "layer", "container"}
+
+
+def _tokens(nodes: Iterable[ast.Node]) -> Iterator[ast.Node]:
+    """Every token of a declaration's value, inside functions too (``var(--x, "\\f0f3")``)."""
+    for node in nodes:
+        yield node
+        yield from _tokens(getattr(node, "arguments", None) or getattr(node, "content", None) or [])
+
+
+def _drawn_strings(rules: Iterable[ast.Node]) -> Iterator[str]:
+    """The strings of every ``content`` and custom property (``--name``) of ``rules``, in ``@media`` too."""
+    for rule in rules:
+        if isinstance(rule, ast.AtRule) and rule.content is not None and rule.lower_at_keyword in NESTING_AT_RULES:
+            yield from _drawn_strings(tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True))
+        elif isinstance(rule, ast.QualifiedRule):
+            for declaration in tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True):
+                if isinstance(declaration, ast.Declaration) and (
+                    declaration.lower_name == "content" or declaration.name.startswith("--")
+                ):
+                    yield from (token.value for token in _tokens(declaration.value) if token.type == "string")
+
+
+def stylesheet_characters(stylesheets: Iterable[Path]) -> set[int]:
+    """Return the code points of every character that ``stylesheets`` draw: their ``content`` strings."""
+    characters: set[int] = set()
+    for path in stylesheets:
+        rules = tinycss2.parse_stylesheet(path.read_text(encoding="utf-8"), skip_comments=True, skip_whitespace=True)
+        for text in _drawn_strings(rules):
+            characters.update(map(ord, text))
+    return characters
+
+
+def subset_font(path: Path, characters: set[int]) -> None:
+    """Rewrite the font at ``path`` with only the glyphs of ``characters`` (those it has)."""
+    options = subset.Options()
+    options.flavor = FLAVORS[path.suffix]
+    font = subset.load_font(str(path), options)
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=characters & set(font.getBestCmap()))
+    subsetter.subset(font)
+    subset.save_font(font, str(path), options)
+
+
+def subset_icon_fonts(outdir: Path, stylesheets: Iterable[Path]) -> list[Path]:
+    """Cut every Font Awesome font of the site in ``outdir`` to the characters of ``stylesheets``.
+
+    Returns the fonts rewritten (none when the theme ships no Font Awesome fonts).
+    """
+    characters = stylesheet_characters(stylesheets)
+    fonts = sorted(path for path in (outdir / WEBFONTS).glob("*") if path.suffix in FLAVORS)
+    for font in fonts:
+        subset_font(font, characters)
+    return fonts
