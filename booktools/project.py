@@ -16,6 +16,7 @@ mirrors the English pages.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from sphinx_external_toc.api import Document, SiteMap
 from sphinx_external_toc.parsing import parse_toc_yaml
 
 from booktools.sources.config import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
-from booktools.sources.schema import read_yaml
+from booktools.sources.schema import read_text, yaml_data
 
 __all__ = ["ASSIGNMENT_RELEASE", "ASSIGNMENT_SOURCE", "BUILD_INPUTS", "SITE_FILES", "SOURCE_LANGUAGE", "Project"]
 
@@ -64,6 +65,13 @@ SHARED_FOLDERS = ("img",)
 # What a build of the site reads: a scratch copy of the book needs these, and the site is
 # rebuilt when any of them changes. The tools are read whole, so none is forgotten.
 BUILD_INPUTS = (CONFIG_FILE, TOC_FILE, "references.bib", *SHARED_FOLDERS, CHAPTERS, LIBRARY, TOOLS)
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed_config(text: str) -> BookConfig:
+    # The checks read the configuration once per cell (the MyST extensions it enables): parsing the
+    # YAML each time was most of `python -m booktools translations`. BookConfig is frozen.
+    return parse(yaml_data(text, CONFIG_FILE))
 
 
 @dataclass(frozen=True)
@@ -211,8 +219,8 @@ class Project:
     # -- what the configuration says -----------------------------------------
 
     def config(self) -> BookConfig:
-        """``_config.yml``, validated (``booktools.sources.config``)."""
-        return parse(read_yaml(self.config_file, CONFIG_FILE))
+        """``_config.yml``, validated (``booktools.sources.config``); parsed once per text of the file."""
+        return _parsed_config(read_text(self.config_file, CONFIG_FILE))
 
     def edition_folders(self) -> list[str]:
         """The names of the folders under ``chapters/`` (each should be an edition)."""

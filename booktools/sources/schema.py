@@ -178,18 +178,37 @@ def validate(data: object, schema: type[T], file: str, key: str = "") -> T:
     return schema(**values)
 
 
+def read_text(path: Path, file: str) -> str:
+    """Return the text of a configuration file; ``file`` is how messages name it.
+
+    Raises:
+        ConfigError: if the file is missing.
+    """
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as error:
+        raise ConfigError(file, "", "missing") from error
+
+
+def yaml_data(text: str, file: str) -> object:
+    """Return the data of a YAML text; ``file`` is how messages name it.
+
+    Raises:
+        ConfigError: if the text is not valid YAML.
+    """
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(file, "", f"not valid YAML: {error}") from error
+
+
 def read_yaml(path: Path, file: str) -> object:
     """Return the data of a YAML file; ``file`` is how messages name it.
 
     Raises:
         ConfigError: if the file is missing or is not valid YAML.
     """
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as error:
-        raise ConfigError(file, "", "missing") from error
-    except yaml.YAMLError as error:
-        raise ConfigError(file, "", f"not valid YAML: {error}") from error
+    return yaml_data(read_text(path, file), file)
 
 
 def load(path: Path, schema: type[T], file: str | None = None) -> T:
