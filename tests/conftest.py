@@ -10,15 +10,20 @@ groups whatever state the real chapter is in.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
 import pytest
+from filelock import FileLock
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 import booktools
 from booktools.project import Project
+from booktools.website import build
 
 SYNTHETIC_PAGE = "tabs"
 SYNTHETIC_VERSION = "9.8.7"
@@ -28,6 +33,61 @@ SYNTHETIC_DESCRIPTION = "A synthetic book of one page, for the tests of the buil
 
 
 PROJECT = Project.here()
+# Held while the site is checked and built (the ``site`` fixture): one build for every process.
+SITE_LOCK = PROJECT.build_dir / "site.lock"
+# Where pytest-xdist's controller keeps the thread that builds the site at the start of a run.
+SITE_BUILD = pytest.StashKey[threading.Thread]()
+
+
+def build_site_if_stale(acquired: threading.Event | None = None) -> str:
+    """Build the site (``make book``) unless it is current, one process at a time.
+
+    Returns what the build printed if it failed, else "". ``acquired`` is set once the lock is held.
+    """
+    SITE_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(SITE_LOCK):
+        if acquired is not None:
+            acquired.set()
+        if build.is_current(PROJECT):
+            return ""
+        command = [sys.executable, "-m", "booktools", "book"]
+        result = subprocess.run(command, cwd=PROJECT.root, check=False, capture_output=True, text=True)
+        return "" if result.returncode == 0 else f"{result.stdout}\n{result.stderr}"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """On a whole run in pytest-xdist's workers (``make test``), start building the site at once.
+
+    The controller builds it in a thread while the workers run the tests that do not need it
+    (the notebooks' replays, the library's tests); a test that needs it waits for the lock.
+    Otherwise the first test of ``tests/book`` would build it, and the other worker, reaching
+    another book test, would wait idle for the two minutes of the build.
+    """
+    config = session.config
+    whole_run = config.args_source == pytest.Config.ArgsSource.TESTPATHS
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None) or not whole_run:
+        return
+    acquired = threading.Event()
+    thread = threading.Thread(target=build_site_if_stale, args=(acquired,), name="site-build", daemon=True)
+    thread.start()
+    acquired.wait()  # the lock is held before any worker starts
+    config.stash[SITE_BUILD] = thread
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Wait for the controller's build of the site, if it started one."""
+    thread = session.config.stash.get(SITE_BUILD, None)
+    if thread is not None:
+        thread.join()
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """The built site (``_build/html``), built now if missing or stale, by one process at a time."""
+    failure = build_site_if_stale()
+    if failure:
+        pytest.fail(f"make book failed:\n{failure}")
+    return PROJECT.site_dir
 
 
 @pytest.fixture(scope="session")

@@ -19,17 +19,15 @@ one ``BOOK_CHROMIUM`` names: the same browser the tests drive.
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from booktools.servers.static import serving_folder
 
 CHROMIUM_VARIABLE = "BOOK_CHROMIUM"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
@@ -77,25 +75,6 @@ class PrintJob:
     outputs: tuple[PdfOutput, ...]
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        pass
-
-
-@contextmanager
-def serving(site: Path) -> Iterator[str]:
-    """Serve ``site`` on a free port of 127.0.0.1; yield its base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
 def print_pdfs(site: Path, makers: Sequence[Callable[[], PrintJob]]) -> float:
     """Print the jobs ``makers`` make with one headless Chromium over ``site``; return the seconds it took.
 
@@ -111,7 +90,7 @@ def print_pdfs(site: Path, makers: Sequence[Callable[[], PrintJob]]) -> float:
     if not browser_path.exists():
         raise FileNotFoundError(f"no Chromium at {browser_path} (apt-get install chromium, or set {CHROMIUM_VARIABLE})")
     start = time.perf_counter()
-    with serving(site) as base:
+    with serving_folder(site) as base:
         asyncio.run(_print_all(browser_path, base, makers))
     return time.perf_counter() - start
 

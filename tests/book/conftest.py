@@ -13,23 +13,20 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
-import threading
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
 import yaml
-from filelock import FileLock
 
 from booktools.pdf.printer import chromium
 from booktools.project import BUILD_INPUTS, Project
 from booktools.servers import serve
-from booktools.website import build, editions
+from booktools.servers.static import serving_folder
+from booktools.website import editions
 
 PROJECT = Project.here()
 
@@ -44,8 +41,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = PROJECT.work_dir("screenshots")
-# Held while the site is checked and built (the ``site`` fixture): one build for every process.
-SITE_LOCK = PROJECT.build_dir / "site.lock"
 
 
 def in_ci() -> bool:
@@ -67,24 +62,6 @@ def book_config() -> dict:
 
 
 @pytest.fixture(scope="session")
-def site() -> Path:
-    """The built site (``_build/html``), built now if missing or stale, by one process at a time."""
-    SITE_LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(SITE_LOCK):
-        if not build.is_current(PROJECT):
-            result = subprocess.run(
-                [sys.executable, "-m", "booktools", "book"],
-                cwd=PROJECT.root,
-                check=False,
-                capture_output=True,
-                text=True,
-            )
-            if result.returncode != 0:
-                pytest.fail(f"make book failed:\n{result.stdout}\n{result.stderr}")
-    return PROJECT.site_dir
-
-
-@pytest.fixture(scope="session")
 def printed_site(site: Path) -> Path:
     """The built site with its PDFs, which ``make book`` prints only where Chromium is installed."""
     if not CHROMIUM.exists():
@@ -99,24 +76,11 @@ def built_editions(site: Path, book_config: dict) -> list[str]:
     return [code for code in codes if (site / code / "index.html").exists()]
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
-        pass
-
-
 @pytest.fixture(scope="session")
 def site_url(site: Path) -> Iterator[str]:
-    """The base URL of the built site, served by ``http.server`` on a free localhost port."""
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    """The base URL of the built site, served on a free 127.0.0.1 port (``booktools.servers.static``)."""
+    with serving_folder(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -181,6 +145,33 @@ def page(browser, site_url: str) -> Iterator[object]:
         yield tab
     finally:
         tab.close()
+
+
+# Images load lazily (booktools.website.theme.image_sizes): scroll to each image the page shows (the
+# other frameworks' tabs are hidden), a frame at a time, as a reader scrolling down would.
+SCROLL_TO_SHOWN_IMAGES = """async () => {
+    const frame = () => new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    for (const image of document.querySelectorAll("main img")) {
+        if (image.checkVisibility()) { image.scrollIntoView(); await frame(); }
+    }
+    window.scrollTo(0, 0);
+}"""
+SHOWN_IMAGES = "[...document.querySelectorAll('main img')].filter(image => image.checkVisibility())"
+
+
+@pytest.fixture(scope="session")
+def load_shown_images() -> Callable[[Any], list[tuple[str, int]]]:
+    """A function that scrolls a page to every image it shows and waits until each has loaded.
+
+    It returns each shown image's ``src`` and natural width.
+    """
+
+    def load(page: Any) -> list[tuple[str, int]]:
+        page.evaluate(SCROLL_TO_SHOWN_IMAGES)
+        page.wait_for_function(f"() => {SHOWN_IMAGES}.every(image => image.complete)", timeout=20_000)
+        return [tuple(pair) for pair in page.evaluate(f"() => {SHOWN_IMAGES}.map(i => [i.src, i.naturalWidth])")]
+
+    return load
 
 
 @pytest.fixture(scope="module")

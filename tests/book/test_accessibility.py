@@ -558,12 +558,14 @@ def visible_figures(page) -> list:
 
 
 @pytest.mark.parametrize("code", EDITIONS)
-def test_figures_keep_their_contrast_in_both_modes(page, site_url, built_editions, screenshots, forget_mode, code):
+def test_figures_keep_their_contrast_in_both_modes(
+    page, site_url, built_editions, screenshots, forget_mode, load_shown_images, code
+):
     """Each figure's marks against its background, light and dark; screenshots at desktop and phone width."""
     if code not in built_editions:
         pytest.fail(f"the {code} edition was not built")
     open_page(page, chapter_url(site_url, code))
-    page.wait_for_function("() => [...document.images].every(image => image.complete)", timeout=TIMEOUT_MS)
+    load_shown_images(page)
     faint = []
     for mode in MODES:
         switch_mode(page, mode)

@@ -92,13 +92,25 @@ def test_every_equation_is_typeset(page, site_url, built_editions, screenshots, 
 
 
 @pytest.mark.parametrize("code", EDITIONS)
-def test_every_heatmap_and_figure_is_shown(page, site_url, built_editions, code):
+def test_every_heatmap_and_figure_is_shown(page, site_url, built_editions, load_shown_images, code):
     open_chapter(page, site_url, code, built_editions)
     heatmaps = page.locator(".cell_output img")
     assert heatmaps.count() >= 2, "the chapter draws its attention weights as heatmaps"
-    page.wait_for_function("() => [...document.images].every(image => image.complete)", timeout=TIMEOUT_MS)
-    widths = page.eval_on_selector_all("main img", "images => images.map(image => [image.src, image.naturalWidth])")
-    assert widths and all(width > 0 for _, width in widths), widths
+    widths = load_shown_images(page)
+    assert len(widths) >= 2 and all(width > 0 for _, width in widths), widths
+    assert_offline(page)
+
+
+@pytest.mark.parametrize("code", ["en"])
+def test_copy_buttons_come_with_the_readers_first_move(page, site_url, built_editions, code):
+    open_chapter(page, site_url, code, built_editions)
+    assert page.locator("button.copybtn").count() == 0, "the copy buttons' scripts loaded with the page"
+    blocks = page.locator("div.highlight pre").count()
+    assert blocks > 10, "the chapter's code blocks"
+    page.locator("main div.highlight").first.hover()
+    page.wait_for_function(
+        "count => document.querySelectorAll('button.copybtn').length === count", arg=blocks, timeout=TIMEOUT_MS
+    )
     assert_offline(page)
 
 
@@ -163,7 +175,7 @@ def test_the_colab_button_opens_the_chosen_frameworks_notebook(page, site_url, b
 
 @pytest.mark.parametrize("code", EDITIONS)
 def test_framework_tabs_switch_every_group_and_are_remembered(
-    page, site_url, built_editions, screenshots, fresh_storage, code
+    page, site_url, built_editions, screenshots, fresh_storage, load_shown_images, code
 ):
     open_chapter(page, site_url, code, built_editions)
     groups = page.locator(".d2l-framework-tabs")
@@ -178,7 +190,7 @@ def test_framework_tabs_switch_every_group_and_are_remembered(
     assert visible_code.count() >= 10
     assert "import jax" in page.locator(".d2l-framework-tabs .sd-tab-content:visible").first.inner_text()
     assert "torch" not in " ".join(visible_code.all_inner_texts()), "PyTorch code shown under the JAX tab"
-    page.wait_for_function("() => [...document.images].every(image => image.complete)", timeout=TIMEOUT_MS)
+    load_shown_images(page)
     images = page.eval_on_selector_all(
         ".d2l-framework-tabs .sd-tab-content img",
         "imgs => imgs.filter(i => i.offsetParent !== null).map(i => i.naturalWidth)",

@@ -119,6 +119,16 @@ def test_no_icon_script_and_no_search_index_with_the_page(parsed: dict[Path, Bea
         assert not left, f"{page}: Font Awesome markup left for a script or the icon font: {left[:3]}"
 
 
+def test_pages_with_admonitions_preload_the_solid_icon_font(parsed: dict[Path, BeautifulSoup]):
+    font = icon_font.SOLID_FONT.name
+    for page, soup in parsed.items():
+        preloaded = [link["href"] for link in soup.head.find_all("link", rel="preload") if font in link["href"]]
+        # (The search page's notice for readers without JavaScript is an admonition in <noscript>.)
+        titles = [title for title in soup.select("p.admonition-title") if not title.find_parent("noscript")]
+        assert bool(preloaded) == bool(titles), f"{page}: {preloaded}"
+        assert all(local(page, href).is_file() for href in preloaded), page
+
+
 def test_the_icon_fonts_hold_only_the_glyphs_the_stylesheets_name(site: Path):
     for edition in sorted(path.parent for path in site.glob("*/index.html")):
         named = icon_font.stylesheet_characters((edition / "_static").glob(f"{stylesheets.BUNDLE_PREFIX}*.css"))

@@ -32,7 +32,10 @@ SLOW_SERVER = textwrap.dedent(
     time.sleep(0.5)
     server.listen(1)
     server.settimeout(5)
-    connection, _ = server.accept()
+    try:
+        connection, _ = server.accept()
+    except TimeoutError:
+        sys.exit(0)
     connection.sendall(connection.recv(64))
     """
 )

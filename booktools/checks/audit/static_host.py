@@ -21,16 +21,15 @@ import gzip
 import hashlib
 import mimetypes
 import posixpath
-import threading
 import urllib.parse
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from email.utils import formatdate
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-HOST = "127.0.0.1"
+from booktools.servers import static
+
 COMPRESSED_TYPES = ("text/", "application/javascript", "application/json", "image/svg+xml", "application/xml")
 PAGE_CACHE = "no-cache"
 ASSET_CACHE = "public, max-age=31536000"
@@ -120,17 +119,6 @@ class StaticHostHandler(BaseHTTPRequestHandler):
         self._answer(with_body=False)
 
 
-@contextmanager
-def serving(root: Path) -> Iterator[str]:
+def serving(root: Path) -> AbstractContextManager[str]:
     """Serve ``root`` on a free port of 127.0.0.1 while the block runs; yield its base URL (no final slash)."""
-    handler = type("SiteHandler", (StaticHostHandler,), {"root": root.resolve()})
-    server = ThreadingHTTPServer((HOST, 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://{HOST}:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    return static.serving(type("SiteHandler", (StaticHostHandler,), {"root": root.resolve()}))

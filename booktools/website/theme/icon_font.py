@@ -15,21 +15,28 @@ properties, such as the theme's ``--pst-icon-*``, which ``content`` reads) is ke
 each of Font Awesome's fonts under ``_static/vendor/fontawesome/webfonts/``, and the
 rest of the font is dropped: a few hundred bytes to a few KB per font, the same
 glyphs where the theme uses them. The fonts are cut by fontTools' subsetter (WOFF2
-through Brotli, both pinned in ``requirements.txt``).
+through Brotli, both pinned in ``requirements.txt``). A page with an admonition preloads
+the solid font, so that it arrives with the page rather than after its first layout.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import tinycss2
 from fontTools import subset
+from sphinx.application import Sphinx
 from tinycss2 import ast
 
 WEBFONTS = Path("_static") / "vendor" / "fontawesome" / "webfonts"
 FLAVORS = {".woff2": "woff2", ".ttf": None}  # the files the theme's @font-face rules name
 NESTING_AT_RULES = {"media", "supports", "layer", "container"}
+# The theme draws an admonition's title icon with the solid font: pages with admonitions preload it.
+SOLID_FONT = WEBFONTS / "fa-solid-900.woff2"
+ADMONITION_TITLE = re.compile(r'class="[^"]*\badmonition-title\b')
 
 
 def _tokens(nodes: Iterable[ast.Node]) -> Iterator[ast.Node]:
@@ -83,3 +90,16 @@ def subset_icon_fonts(outdir: Path, stylesheets: Iterable[Path]) -> list[Path]:
     for font in fonts:
         subset_font(font, characters)
     return fonts
+
+
+def preload_solid_font(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """On a page with an admonition, preload the solid icon font its title's icon is drawn in.
+
+    Found only once the page is styled, the font would arrive after the first layout, and
+    the browser would restyle every element whose fonts may change (thousands on the chapter).
+    """
+    if app.builder.format != "html" or not ADMONITION_TITLE.search(str(context.get("body", ""))):
+        return
+    href = context["pathto"](SOLID_FONT.as_posix(), 1)
+    link = f'<link rel="preload" href="{href}" as="font" type="font/woff2" crossorigin="anonymous" />'
+    context["metatags"] = context.get("metatags", "") + link + "\n"

@@ -4,7 +4,9 @@
 ``tests/book/test_page_weight.py`` guards what makes its scores. Here:
 
 - every script file of a page is deferred (it runs once the page is parsed, in
-  order), except what is already deferred, asynchronous or a module. Sphinx's
+  order), except what is already deferred, asynchronous or a module; the copy
+  buttons' scripts load on the reader's first pointer, touch, key or focus event
+  (``static/on-demand.js``), not with the page. Sphinx's
   ``documentation_options.js``, whose object the page's inline scripts complete at
   once (``DOCUMENTATION_OPTIONS.pagename = ...``), is written into the page
   instead: a few hundred bytes that would otherwise cost a request before the
@@ -29,6 +31,7 @@
 
 from __future__ import annotations
 
+import json
 import posixpath
 from pathlib import Path
 from typing import Any
@@ -40,7 +43,7 @@ from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
 from booktools.website.theme.code_markup import plain_code_tokens
-from booktools.website.theme.icon_font import subset_icon_fonts
+from booktools.website.theme.icon_font import preload_solid_font, subset_icon_fonts
 from booktools.website.theme.icons import inline_icons
 from booktools.website.theme.image_sizes import size_images
 from booktools.website.theme.stylesheets import bundle_site
@@ -51,6 +54,10 @@ CSS_FILE = "book.css"
 INLINED_SCRIPT = "documentation_options.js"
 INLINED_TEMPLATE = Path(sphinx.__file__).parent / "themes" / "basic" / "static" / "documentation_options.js.jinja"
 LOADING_ATTRIBUTES = ("defer", "async")
+# Loaded, in this order, on the reader's first pointer, touch, key or focus event (static/on-demand.js):
+# the copy buttons, which sphinx-copybutton adds to every code block of a page at once.
+ON_DEMAND = ("clipboard.min.js", "copybutton.js")
+ON_DEMAND_LOADER = "_static/on-demand.js"
 
 
 def is_deferred(attributes: dict[str, Any]) -> bool:
@@ -72,17 +79,27 @@ def deferred(asset: Any) -> Any:
 
 
 def defer_scripts(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
-    """Defer the page's script files; write ``documentation_options.js`` into the page."""
+    """Defer the page's script files, load the ``ON_DEMAND`` ones on first use, inline ``documentation_options.js``."""
     if app.builder.format != "html" or not isinstance(context.get("script_files"), list):
         return
-    scripts = []
+    scripts, on_demand = [], []
     for asset in context["script_files"]:
-        if posixpath.basename(str(getattr(asset, "filename", asset) or "")) == INLINED_SCRIPT:
+        filename = str(getattr(asset, "filename", asset) or "")
+        if posixpath.basename(filename) == INLINED_SCRIPT:
             body = app.builder.templates.render_string(INLINED_TEMPLATE.read_text(encoding="utf-8"), context)
             scripts.append(_JavaScript("", priority=getattr(asset, "priority", 200), body=body.strip()))
-            continue
-        scripts.append(deferred(asset))
+        elif posixpath.basename(filename) in ON_DEMAND:
+            on_demand.append(posixpath.relpath(filename, posixpath.dirname(ON_DEMAND_LOADER)))
+        else:
+            scripts.append(deferred(asset))
+    if on_demand:
+        attributes = {"defer": "defer", "data-scripts": json.dumps(sorted(on_demand, key=_on_demand_order))}
+        scripts.append(_JavaScript(ON_DEMAND_LOADER, priority=800, **attributes))
     context["script_files"][:] = scripts  # in place: the templates read this very list
+
+
+def _on_demand_order(name: str) -> int:
+    return ON_DEMAND.index(posixpath.basename(name))
 
 
 def add_favicon(app: Sphinx, config: Config) -> None:
@@ -114,3 +131,4 @@ def setup_loading(app: Sphinx) -> None:
     app.add_css_file(CSS_FILE)
     # After every extension has added its scripts to the page (MathJax's, the theme's).
     app.connect("html-page-context", defer_scripts, priority=900)
+    app.connect("html-page-context", preload_solid_font)

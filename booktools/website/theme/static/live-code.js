@@ -35,6 +35,7 @@
 
   // The message, with `...` shown as code (a command to type).
   function say(key, values, state) {
+    showPanel();
     ui.message.replaceChildren(
       ...text(key, values)
         .split("`")
@@ -45,7 +46,6 @@
           return code;
         })
     );
-    ui.panel.hidden = false;
     if (state) document.documentElement.dataset[STATE] = state;
   }
 
@@ -256,6 +256,28 @@
     }
   }
 
+  // The panel (the status line and the toolbar), made when the reader first starts live code:
+  // put into the article at load, it made the browser restyle the whole article (a new first
+  // child), a long task on a phone for what most readers never open.
+  function showPanel() {
+    if (ui.panel) return;
+    const panel = document.createElement("div");
+    panel.className = "d2l-live-panel";
+    const message = document.createElement("p");
+    message.className = "d2l-live-status";
+    message.setAttribute("role", "status");
+    const toolbar = document.createElement("div");
+    toolbar.className = "d2l-live-toolbar";
+    toolbar.hidden = true;
+    toolbar.append(
+      button(text("run_all"), () => runUpTo(live.length - 1), "d2l-live-run-all"),
+      button(text("restart"), () => restart(), "d2l-live-restart")
+    );
+    panel.append(message, toolbar);
+    ui.article.prepend(panel);
+    Object.assign(ui, { panel, message, toolbar });
+  }
+
   function mount() {
     if (!SETTINGS || codeCells().length === 0) return;
     const article = document.querySelector("article.bd-article") || document.querySelector("main");
@@ -272,27 +294,12 @@
     label.textContent = " " + text("button");
     launch.append(icon, label);
     launch.title = text("button_title");
-    const panel = document.createElement("div");
-    panel.className = "d2l-live-panel";
-    panel.hidden = true;
-    const message = document.createElement("p");
-    message.className = "d2l-live-status";
-    message.setAttribute("role", "status");
-    const toolbar = document.createElement("div");
-    toolbar.className = "d2l-live-toolbar";
-    toolbar.hidden = true;
-    toolbar.append(
-      button(text("run_all"), () => runUpTo(live.length - 1), "d2l-live-run-all"),
-      button(text("restart"), () => restart(), "d2l-live-restart")
-    );
-    panel.append(message, toolbar);
-    ui = { launch, panel, message, toolbar };
+    ui = { launch, article, panel: null, message: null, toolbar: null };
     const header = document.querySelector(".article-header-buttons");
     if (header) {
       header.prepend(launch);
-      article.prepend(panel);
     } else {
-      article.prepend(launch, panel);
+      article.before(launch);
     }
   }
 

@@ -1,0 +1,32 @@
+"""The static server of the build and the checks (``booktools.servers.static``): on 127.0.0.1, for one block."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from booktools.servers.static import serving_folder
+
+
+def fetch(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return bytes(response.read())
+
+
+def test_a_folder_is_served_on_localhost_until_the_block_ends(tmp_path: Path):
+    (tmp_path / "page.html").write_text("<p>hello</p>", encoding="utf-8")
+    with serving_folder(tmp_path) as url:
+        assert url.startswith("http://127.0.0.1:")
+        assert fetch(f"{url}/page.html") == b"<p>hello</p>"
+    with pytest.raises(urllib.error.URLError):
+        fetch(f"{url}/page.html")
+
+
+def test_the_server_stops_when_the_block_fails(tmp_path: Path):
+    with pytest.raises(RuntimeError, match="the block failed"), serving_folder(tmp_path) as url:
+        raise RuntimeError("the block failed")
+    with pytest.raises(urllib.error.URLError):
+        fetch(f"{url}/")
