@@ -68,7 +68,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None) or not whole_run:
         return
     acquired = threading.Event()
-    thread = threading.Thread(target=build_site_if_stale, args=(acquired,), name="site-build", daemon=True)
+
+    def build_in_background() -> None:
+        try:
+            build_site_if_stale(acquired)
+        finally:
+            acquired.set()  # also if the build could not even start: the workers then build it themselves
+
+    thread = threading.Thread(target=build_in_background, name="site-build", daemon=True)
     thread.start()
     acquired.wait()  # the lock is held before any worker starts
     config.stash[SITE_BUILD] = thread
