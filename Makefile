@@ -148,9 +148,11 @@ assignment: setup
 check-translations: setup
 	$(PY) -m booktools translations
 
-## make bench: speed of d2l_lib against named baselines (prints a table)
+## make bench: speed of d2l_lib against named baselines (prints a table); on a machine with a
+## CUDA GPU, also the GPU table (benchmarks/attention_gpu.py says so and measures nothing without one)
 bench: setup
 	$(PY) benchmarks/attention.py
+	$(PY) benchmarks/attention_gpu.py
 
 ## make lint: ruff (lint, and format --check), mypy (strict on booktools, default settings on d2l_lib)
 lint: setup

@@ -199,34 +199,47 @@ class Timed:
         self.fn, self.prepare = fn, prepare
 
 
-def _time_group(timed: Timed, inner: int) -> float:
-    """Milliseconds per call, over ``inner`` calls in a row."""
+def _time_group(timed: Timed, inner: int, sync: Callable[[object], object] | None = None) -> float:
+    """Milliseconds per call, over ``inner`` calls in a row.
+
+    ``sync``, for an accelerator that runs calls asynchronously: called with ``None`` before
+    the timer starts (to finish earlier work) and with the last call's result before it stops
+    (to wait for the calls to finish).
+    """
+    if sync is not None:
+        sync(None)
+    result = None
     if timed.prepare is None:
         start = time.perf_counter_ns()
         for _ in range(inner):
-            timed.fn()
+            result = timed.fn()
     else:
         prepared = [timed.prepare() for _ in range(inner)]
         start = time.perf_counter_ns()
         for arg in prepared:
-            timed.fn(arg)
+            result = timed.fn(arg)
+    if sync is not None:
+        sync(result)
     elapsed = time.perf_counter_ns() - start
     return elapsed / inner / 1e6
 
 
-def interleaved_samples(fns: list, budget_s: float, min_rounds: int, max_rounds: int) -> tuple[list[list[float]], int]:
+def interleaved_samples(
+    fns: list, budget_s: float, min_rounds: int, max_rounds: int, sync: Callable[[object], object] | None = None
+) -> tuple[list[list[float]], int]:
     """Milliseconds per call of each of ``fns`` (callables or ``Timed``) in every round, and the rounds.
 
     Warm-up first; then every round times each function once, back to back, the order
     rotating from round to round so that none always runs first. Calls faster than
-    about 2 ms are timed in groups of ``inner`` calls, to rise above timer noise.
+    about 2 ms are timed in groups of ``inner`` calls, to rise above timer noise. ``sync``:
+    see ``_time_group`` (a GPU's calls are timed from launch until they finish).
     """
     timed = [f if isinstance(f, Timed) else Timed(f) for f in fns]
     for _ in range(2):
         for t in timed:
-            _time_group(t, 1)
+            _time_group(t, 1, sync)
     # The slowest function's time per call, as the median of 5 calls: robust to one stalled call.
-    one = max(statistics.median(_time_group(t, 1) for _ in range(5)) for t in timed)
+    one = max(statistics.median(_time_group(t, 1, sync) for _ in range(5)) for t in timed)
     inner = max(1, min(1000, math.ceil(2.0 / max(one, 1e-4))))
     rounds = int(budget_s * 1000 / (len(timed) * inner * one + 1e-9))
     rounds = max(min_rounds, min(max_rounds, rounds)) | 1  # odd, so the median is a sample
@@ -234,7 +247,7 @@ def interleaved_samples(fns: list, budget_s: float, min_rounds: int, max_rounds:
     for r in range(rounds):
         for i in range(len(timed)):
             j = (i + r) % len(timed)
-            samples[j].append(_time_group(timed[j], inner))
+            samples[j].append(_time_group(timed[j], inner, sync))
     return samples, rounds
 
 
@@ -810,6 +823,19 @@ def additive_memory_child(lib: str | None) -> None:
     print(json.dumps({'peak': peak, 'max_features': getattr(layer, 'max_features', None)}))
 
 
+def additive_bound(chunk_features: int | None, size: tuple[int, ...] = ADDITIVE_MEMORY_SIZE, itemsize: int = 4) -> str:
+    """The bound on AdditiveAttention's extra memory at ``size`` when it computes at most
+    ``chunk_features`` features at a time: one chunk's features and scores, all scores (which
+    become the weights), the projected queries and keys, and the output."""
+    if chunk_features is None:
+        return 'none (the library does not compute in chunks)'
+    batch_size, n, m, _, _, h, v = size
+    chunk = max(1, chunk_features // (batch_size * m * h))
+    features = max(chunk_features, batch_size * m * h)
+    numbers = features + batch_size * chunk * m + batch_size * n * m + batch_size * (n + m) * h + batch_size * n * v
+    return f'{numbers * itemsize / 2**20:.1f} MiB ({chunk} queries a chunk)'
+
+
 def additive_memory(lib: str | None) -> None:
     """Print the peak memory of AdditiveAttention at ADDITIVE_MEMORY_SIZE beside its bound."""
     batch_size, n, m, _, _, h, v = ADDITIVE_MEMORY_SIZE
@@ -829,18 +855,8 @@ def additive_memory(lib: str | None) -> None:
         print(f'not measured (child failed: {result.stderr.strip().splitlines()[-1:]})')
         return
     found = json.loads(result.stdout.strip().splitlines()[-1])
-    chunk_features = found['max_features']
-    if chunk_features is None:
-        bound = 'none (the library does not compute in chunks)'
-    else:
-        chunk = max(1, chunk_features // (batch_size * m * h))
-        features = max(chunk_features, batch_size * m * h)
-        # features of one chunk, its scores, all scores (= the weights), projected queries and
-        # keys, the output
-        numbers = features + batch_size * chunk * m + batch_size * n * m + batch_size * (n + m) * h + batch_size * n * v
-        bound = f'{numbers * 4 / 2**20:.1f} MiB ({chunk} queries a chunk)'
     print(
-        f'| peak {found["peak"] / 2**20:8.1f} MiB | bound {bound} | '
+        f'| peak {found["peak"] / 2**20:8.1f} MiB | bound {additive_bound(found["max_features"])} | '
         f'the whole (batch, n, m, h) features tensor: {whole / 2**20:.0f} MiB |'
     )
 

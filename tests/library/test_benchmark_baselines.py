@@ -11,12 +11,17 @@ import torch
 from d2l_lib import torch as d2l
 
 
-@pytest.fixture(scope="module")
-def bench(root):
-    spec = importlib.util.spec_from_file_location("attention_benchmark", root / "benchmarks" / "attention.py")
+def load_script(path, name):
+    """The benchmark script at ``path``, imported as module ``name``."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def bench(root):
+    return load_script(root / "benchmarks" / "attention.py", "attention_benchmark")
 
 
 def test_baselines_agree_with_the_library(bench):
@@ -102,3 +107,33 @@ def test_the_ratio_is_the_median_of_the_ratios_within_rounds(bench):
     """A round that is slow for both (the machine was busy) does not move the ratio."""
     r = bench.Row("c", "b", (1,), "per example", [1.0, 10.0, 1.1], [2.0, 20.0, 2.0], 1.0)
     assert r.ratio == 0.5 and r.cand_ms == 1.1 and r.base_ms == 2.0
+
+
+def test_sync_brackets_every_timed_group(bench):
+    """A GPU's calls are timed from launch to finish: ``sync`` is called before each group
+    (with None) and after it (with the group's last result)."""
+    events = []
+    bench.interleaved_samples([lambda: events.append("call") or len(events)], 0.01, 3, 3, sync=events.append)
+    groups = "".join("(" if e is None else ")" if isinstance(e, int) else "." for e in events)
+    assert groups.startswith("(.)") and groups.count("(") == groups.count(")") >= 3 + 7
+    assert all(part.startswith("(") and part.endswith(")") for part in groups.replace(")(", ")|(").split("|"))
+
+
+@pytest.fixture(scope="module")
+def gpu_bench(root):
+    return load_script(root / "benchmarks" / "attention_gpu.py", "attention_gpu_benchmark")
+
+
+def test_the_gpu_benchmark_runs_its_code_paths_on_the_cpu(gpu_bench, capsys):
+    """CI has no GPU: the GPU script's rows, checks and table still run, on tiny CPU tensors."""
+    assert gpu_bench.main(["--device", "cpu", "--smoke"]) == 0
+    out = capsys.readouterr().out
+    assert "n/a (no CUDA GPU)" in out and "FAILED" not in out
+    rows = [line for line in out.splitlines() if line.startswith("| DotProductAttention") or "jax" in line]
+    assert len(rows) >= 3 * len(gpu_bench.SMOKE_SIZES) * 3
+
+
+def test_the_gpu_benchmark_measures_nothing_without_a_gpu(gpu_bench, capsys, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert gpu_bench.main([]) == 0
+    assert "no CUDA GPU here, nothing measured" in capsys.readouterr().out

@@ -52,6 +52,11 @@ class Lib:
 
     d2l = d2l
 
+    @property
+    def backend(self) -> str:
+        """Where JAX puts new arrays: "cpu", "gpu" or "tpu"."""
+        return jax.default_backend()
+
     def dtype(self, name: str):
         """The dtype of a NumPy-style name ("float32", "bool", ...)."""
         return jnp.dtype(name)

@@ -300,6 +300,37 @@ def test_fused_cuda_kernels_give_the_explicit_results(dtype, case):
     torch.testing.assert_close(output, expected_output, rtol=tolerance, atol=tolerance)
 
 
+CUDA_KERNELS = ["FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION"]
+
+
+@needs_cuda
+@pytest.mark.parametrize("kernel", CUDA_KERNELS)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("case", ["none", "1-D", "2-D"])
+def test_each_fused_cuda_kernel_gives_the_explicit_results(kernel, dtype, case):
+    """The layer's output under each of SDPA's CUDA kernels alone, where that kernel takes the
+    inputs (flash attention takes no mask and no float32; the others depend on the GPU)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    queries, keys, values = _inputs(dtype, device="cuda", sizes=(3, 4, 6, 8, 8))
+    lens = _lengths(case, device="cuda")
+    # The mask in the layer's shape: (batch, 1, 1 or no. of queries, no. of keys)
+    mask = None if lens is None else torch.arange(6, device="cuda") < lens.reshape(3, 1, -1, 1)
+    attention = d2l.DotProductAttention(dropout=0.0).eval()
+    with torch.no_grad(), sdpa_kernel([getattr(SDPBackend, kernel)]):
+        try:  # the direct call: does this kernel take these inputs at all?
+            nn.functional.scaled_dot_product_attention(
+                queries.unsqueeze(1), keys.unsqueeze(1), values.unsqueeze(1), attn_mask=mask
+            )
+        except RuntimeError as error:
+            pytest.skip(f"PyTorch's {kernel} kernel does not take {dtype} with lengths {case} here: {error}")
+        output = attention(queries, keys, values, lens)
+        expected_output, expected_weights = _explicit(queries, keys, values, lens)
+    assert torch.equal(attention.attention_weights, expected_weights)
+    tolerance = TOLERANCE[dtype]
+    torch.testing.assert_close(output, expected_output, rtol=tolerance, atol=tolerance)
+
+
 @needs_cuda
 def test_cuda_training_with_dropout_is_reproducible():
     queries, keys, values = (
