@@ -32,6 +32,7 @@ charged for the wait, and one that only queues work is charged for the work.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 import time
@@ -316,7 +317,10 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[bench.Row] = []
     with torch.no_grad():
         section(fused_rows, d2l, args.device, sizes, budget, rows)
-    if not args.no_jax:
+    jax_installed = all(importlib.util.find_spec(name) for name in ('jax', 'flax'))
+    if not args.no_jax and not jax_installed:
+        print('(no JAX rows: JAX and Flax are not both installed)')
+    elif not args.no_jax:
         section(jax_rows, sizes, budget, rows)
     goals = [row for row in rows if row.goal is not None]
     met = sum(row.met == 'yes' for row in goals)
