@@ -36,12 +36,15 @@ REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 
 # tools/pip_install.py is pip install done by uv (pinned in requirements.txt, installed first
 # by pip), with the package sources of pip's configuration: the same packages, in a fraction
-# of the time. Without uv, or with BOOK_INSTALLER=pip, pip installs.
+# of the time. Without uv, or with BOOK_INSTALLER=pip, pip installs. --compile writes every
+# module's bytecode at install time, as pip does by default and uv only when asked: each of the
+# test run's many Python processes (kernels, builds) then imports the frameworks from bytecode
+# instead of compiling their sources anew where bytecode is not written (PYTHONDONTWRITEBYTECODE).
 $(STAMP): requirements.txt pyproject.toml booktools/servers/kernel.py tools/pip_install.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $$(grep -E '^uv==' requirements.txt)
-	$(PY) tools/pip_install.py --quiet -r requirements.txt
+	$(PY) tools/pip_install.py --quiet --compile -r requirements.txt
 	$(PY) tools/pip_install.py --quiet --no-deps -e .
 	$(PY) -m booktools kernel
 	touch $(STAMP)
