@@ -260,14 +260,14 @@ def test_the_scratch_book_holds_everything_a_build_reads(scratch_book):
 # Framework tabs, on a synthetic page -------------------------------------------------
 
 
-def build_book(book: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``make book`` in ``book`` (in the environment ``env``, this process's by default).
+def build_book(book: Path, env: dict[str, str] | None = None, *, pdf: bool = True) -> subprocess.CompletedProcess:
+    """``make book`` in ``book`` (in the environment ``env``, this process's by default); without ``pdf``,
+    with ``--no-pdf``: for the successful builds whose PDFs no test reads (printing them takes seconds).
 
     ``python -m booktools`` runs the copy of the package in ``book``, on the project around it.
     """
-    return subprocess.run(
-        [sys.executable, "-m", "booktools", "book"], cwd=book, check=False, capture_output=True, text=True, env=env
-    )
+    command = [sys.executable, "-m", "booktools", "book", *([] if pdf else ["--no-pdf"])]
+    return subprocess.run(command, cwd=book, check=False, capture_output=True, text=True, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -275,7 +275,7 @@ def tabs_page(tmp_path_factory: pytest.TempPathFactory, make_synthetic_book) -> 
     """The built page of the synthetic source page (tests/conftest.py), English edition only."""
     book = make_synthetic_book(tmp_path_factory.mktemp("tabs") / "book")
     shutil.rmtree(book / "chapters" / "id")
-    result = build_book(book)
+    result = build_book(book, pdf=False)
     assert result.returncode == 0, result.stdout + result.stderr
     return Project(book).site_dir / "en" / "tabs.html"
 
@@ -376,7 +376,7 @@ def noisy_environment(folder: Path) -> dict[str, str]:
 
 def test_lines_that_a_dependency_prints_fail_nothing(synthetic_book: Path, tmp_path: Path):
     shutil.rmtree(synthetic_book / "chapters" / "id")
-    result = build_book(synthetic_book, env=noisy_environment(tmp_path / "noise"))
+    result = build_book(synthetic_book, env=noisy_environment(tmp_path / "noise"), pdf=False)
     report = result.stdout + result.stderr
     assert result.returncode == 0, report
     assert "en: built, 0 warnings" in report, report
