@@ -86,10 +86,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """With ``--dist loadfile``, a scheduler that gives each test of ``SPLIT_FILES`` to a worker of its own.
+    """With ``--dist loadfile``, a scheduler that gives each test of ``SPLIT_FILES`` to a worker of its own, first.
 
     A file of one long test per framework would otherwise keep one worker busy for all of them,
-    at the end of the run while the other worker idles.
+    at the end of the run (pytest-xdist sends the files with the fewest tests last) while the
+    other worker idles. First, they run while the site is built: they do not read it.
     """
     if config.getvalue("dist") != "loadfile":
         return None
@@ -99,6 +100,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
         def _split_scope(self, nodeid: str) -> str:
             scope = super()._split_scope(nodeid)
             return nodeid if scope in SPLIT_FILES else scope
+
+        def _assign_work_unit(self, node: object) -> None:
+            split = [scope for scope in self.workqueue if scope.split("::", 1)[0] in SPLIT_FILES]
+            for scope in reversed(split):
+                self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
 
     return SplitFileScheduling(config, log)
 
