@@ -165,7 +165,8 @@ lint: setup
 # --durations lists the slowest tests, so that where CI's time goes shows in its log.
 # pytest-xdist runs the tests in PYTEST_WORKERS processes (CI's machine has two cores);
 # --dist loadfile keeps each file in one worker, in order: a notebook's cells share its
-# kernel, and a module's fixtures (its servers, the Colab environments) are made once.
+# kernel, and a module's fixtures (its servers, the Colab environments) are made once;
+# the files SPLIT_FILES names (tests/conftest.py) have their tests shared, and sent first.
 # The site is built once for all workers (tests/book/conftest.py). PYTEST_WORKERS=0 runs
 # everything in this process, as before.
 PYTEST_WORKERS ?= 2
