@@ -36,12 +36,15 @@ REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 
 # tools/pip_install.py is pip install done by uv (pinned in requirements.txt, installed first
 # by pip), with the package sources of pip's configuration: the same packages, in a fraction
-# of the time. Without uv, or with BOOK_INSTALLER=pip, pip installs.
+# of the time. Without uv, or with BOOK_INSTALLER=pip, pip installs. --compile writes every
+# module's bytecode at install time, as pip does by default and uv only when asked: each of the
+# test run's many Python processes (kernels, builds) then imports the frameworks from bytecode
+# instead of compiling their sources anew where bytecode is not written (PYTHONDONTWRITEBYTECODE).
 $(STAMP): requirements.txt pyproject.toml booktools/servers/kernel.py tools/pip_install.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $$(grep -E '^uv==' requirements.txt)
-	$(PY) tools/pip_install.py --quiet -r requirements.txt
+	$(PY) tools/pip_install.py --quiet --compile -r requirements.txt
 	$(PY) tools/pip_install.py --quiet --no-deps -e .
 	$(PY) -m booktools kernel
 	touch $(STAMP)
@@ -164,7 +167,8 @@ lint: setup
 # --durations lists the slowest tests, so that where CI's time goes shows in its log.
 # pytest-xdist runs the tests in PYTEST_WORKERS processes (CI's machine has two cores);
 # --dist loadfile keeps each file in one worker, in order: a notebook's cells share its
-# kernel, and a module's fixtures (its servers, the Colab environments) are made once.
+# kernel, and a module's fixtures (its servers, the Colab environments) are made once;
+# the files SPLIT_FILES names (tests/conftest.py) have their tests shared, and sent first.
 # The site is built once for all workers (tests/book/conftest.py). PYTEST_WORKERS=0 runs
 # everything in this process, as before.
 PYTEST_WORKERS ?= 2

@@ -78,7 +78,13 @@ def _outputs(project: Project, args: argparse.Namespace) -> int:
 def _book(project: Project, args: argparse.Namespace) -> int:
     from booktools.website import build
 
-    return build.build(project)
+    return build.build(project, pdf=not args.no_pdf)
+
+
+def _book_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-pdf", action="store_true", help="build without the PDFs, as a site that is not then current (tests)"
+    )
 
 
 def _slides(project: Project, args: argparse.Namespace) -> int:
@@ -181,7 +187,7 @@ VERBS = (
     Verb("notebooks", "derive notebooks/<lang>/<framework>/ from the source pages", _notebooks, _check_option),
     Verb("outputs", "re-execute the notebooks headlessly and store their outputs", _outputs, _outputs_options),
     Verb("assignment", "write the exercises as assignments for instructors into _build/assignments", _assignment),
-    Verb("book", "build every edition of the site, its slides and its PDFs, into _build/html", _book),
+    Verb("book", "build every edition of the site, its slides and its PDFs, into _build/html", _book, _book_options),
     Verb("slides", "build the lecture slides into the built site", _slides),
     Verb("pdf", "print the built site's editions as PDFs, one per framework", _pdf),
     Verb("serve", "serve the built site and a local Jupyter server for its live code", _serve, _serve_options),

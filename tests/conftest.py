@@ -37,6 +37,9 @@ PROJECT = Project.here()
 SITE_LOCK = PROJECT.build_dir / "site.lock"
 # Where pytest-xdist's controller keeps the thread that builds the site at the start of a run.
 SITE_BUILD = pytest.StashKey[threading.Thread]()
+# The test files whose tests pytest-xdist's workers share (``pytest_xdist_make_scheduler``): each of
+# their tests is a unit of work of its own, where ``--dist loadfile`` gives each file to one worker.
+SPLIT_FILES = ("tests/tooling/test_other_kernels.py",)
 
 
 def build_site_if_stale(acquired: threading.Event | None = None) -> str:
@@ -79,6 +82,32 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     thread.start()
     acquired.wait()  # the lock is held before any worker starts
     config.stash[SITE_BUILD] = thread
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """With ``--dist loadfile``, a scheduler that gives each test of ``SPLIT_FILES`` to a worker of its own, first.
+
+    A file of one long test per framework would otherwise keep one worker busy for all of them,
+    at the end of the run (pytest-xdist sends the files with the fewest tests last) while the
+    other worker idles. First, they run while the site is built: they do not read it.
+    """
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SplitFileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return nodeid if scope in SPLIT_FILES else scope
+
+        def _assign_work_unit(self, node: object) -> None:
+            split = [scope for scope in self.workqueue if scope.split("::", 1)[0] in SPLIT_FILES]
+            for scope in reversed(split):
+                self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
+
+    return SplitFileScheduling(config, log)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -210,8 +210,8 @@ def is_current(project: Project) -> bool:
     )
 
 
-def build(project: Project) -> int:
-    """Build every edition and the landing page; return 0 on success, 1 on any problem."""
+def build(project: Project, pdf: bool = True) -> int:
+    """Build every edition and the landing page, the PDFs if ``pdf``; return 0 on success, 1 on any problem."""
     config = load_yaml(project.config_file)
     digest = inputs_digest(project)
     try:
@@ -252,7 +252,7 @@ def build(project: Project) -> int:
         print("make book failed: warnings are errors (-W -n); see the lines above", file=sys.stderr)
         return 1
     decks = build_slides(site, project)
-    if decks is None or not build_pdfs(project):
+    if decks is None or (pdf and not build_pdfs(project)):
         return 1
     landing = write_landing(built, config, toc, site, decks, pdf_links(built, project))
     try:
@@ -260,8 +260,8 @@ def build(project: Project) -> int:
     except SitemapError as error:
         print(f"make book failed: {error}", file=sys.stderr)
         return 1
-    stamp_path(project).write_text(digest + "\n", encoding="utf-8")
-    print(f"landing page: {project.relative(landing)}")
+    stamp_path(project).write_text(digest + "\n" if pdf else "", encoding="utf-8")  # without PDFs: not current
+    print(f"landing page: {project.relative(landing)}" + ("" if pdf else " (PDFs not printed, as asked)"))
     return 0
 
 

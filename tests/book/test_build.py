@@ -260,22 +260,33 @@ def test_the_scratch_book_holds_everything_a_build_reads(scratch_book):
 # Framework tabs, on a synthetic page -------------------------------------------------
 
 
-def build_book(book: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``make book`` in ``book`` (in the environment ``env``, this process's by default).
+def build_book(book: Path, env: dict[str, str] | None = None, *, pdf: bool = True) -> subprocess.CompletedProcess:
+    """``make book`` in ``book`` (in the environment ``env``, this process's by default); without ``pdf``,
+    with ``--no-pdf``: for the successful builds whose PDFs no test reads (printing them takes seconds).
 
     ``python -m booktools`` runs the copy of the package in ``book``, on the project around it.
     """
-    return subprocess.run(
-        [sys.executable, "-m", "booktools", "book"], cwd=book, check=False, capture_output=True, text=True, env=env
-    )
+    command = [sys.executable, "-m", "booktools", "book", *([] if pdf else ["--no-pdf"])]
+    return subprocess.run(command, cwd=book, check=False, capture_output=True, text=True, env=env)
 
 
 @pytest.fixture(scope="module")
-def tabs_page(tmp_path_factory: pytest.TempPathFactory, make_synthetic_book) -> Path:
-    """The built page of the synthetic source page (tests/conftest.py), English edition only."""
-    book = make_synthetic_book(tmp_path_factory.mktemp("tabs") / "book")
+def noisy_english_build(
+    tmp_path_factory: pytest.TempPathFactory, make_synthetic_book
+) -> tuple[Path, subprocess.CompletedProcess]:
+    """The synthetic book (tests/conftest.py), English edition only, and its build, without PDFs, in an
+    environment whose every Python process prints ``NOISE`` (``noisy_environment``): one build for the
+    tests of what a dependency prints, which read its report, and for those of the tabs, which read its page."""
+    folder = tmp_path_factory.mktemp("tabs")
+    book = make_synthetic_book(folder / "book")
     shutil.rmtree(book / "chapters" / "id")
-    result = build_book(book)
+    return book, build_book(book, env=noisy_environment(folder / "noise"), pdf=False)
+
+
+@pytest.fixture(scope="module")
+def tabs_page(noisy_english_build: tuple[Path, subprocess.CompletedProcess]) -> Path:
+    """The built page of the synthetic source page, English edition only."""
+    book, result = noisy_english_build
     assert result.returncode == 0, result.stdout + result.stderr
     return Project(book).site_dir / "en" / "tabs.html"
 
@@ -374,15 +385,14 @@ def noisy_environment(folder: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path}
 
 
-def test_lines_that_a_dependency_prints_fail_nothing(synthetic_book: Path, tmp_path: Path):
-    shutil.rmtree(synthetic_book / "chapters" / "id")
-    result = build_book(synthetic_book, env=noisy_environment(tmp_path / "noise"))
+def test_lines_that_a_dependency_prints_fail_nothing(noisy_english_build: tuple[Path, subprocess.CompletedProcess]):
+    book, result = noisy_english_build
     report = result.stdout + result.stderr
     assert result.returncode == 0, report
     assert "en: built, 0 warnings" in report, report
-    log = (synthetic_book / "_build" / "editions" / "en" / "build.log").read_text(encoding="utf-8")
+    log = (book / "_build" / "editions" / "en" / "build.log").read_text(encoding="utf-8")
     assert all(line in log for line in NOISE), "the noise did not reach the build, so this test proves nothing"
-    assert (synthetic_book / "_build" / "editions" / "en" / build.WARNING_FILE).read_text(encoding="utf-8") == ""
+    assert (book / "_build" / "editions" / "en" / build.WARNING_FILE).read_text(encoding="utf-8") == ""
 
 
 def test_sphinx_warnings_still_fail_a_noisy_build_naming_the_page(synthetic_book: Path, tmp_path: Path):

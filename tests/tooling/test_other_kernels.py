@@ -1,6 +1,9 @@
 """The notebooks replay on another CPU: every notebook of one edition, all three frameworks, with
 each framework forced onto other kernels than the ones this machine picks.
 
+One test per framework, each its own unit of work for pytest-xdist (``SPLIT_FILES`` in
+``tests/conftest.py``): the two workers share the three replays.
+
 The stored outputs are written by ``make outputs`` with each framework's default kernels
 for the CPU at hand; a contributor's laptop, a CI runner or Colab may have older or newer
 instructions, and the last digit of a printed float changes with them. This replay runs
@@ -24,10 +27,14 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
+import nbformat
+import pytest
+
+from booktools.derive.notebooks import derived_path
 from booktools.project import Project
 from booktools.servers.kernel import NAME as KERNEL
+from booktools.sources.frameworks import FRAMEWORKS, NAMES, Framework
 
 PROJECT = Project.here()
 EDITION = "en"
@@ -40,10 +47,11 @@ OTHER_KERNELS = {
 }
 
 
-def test_every_notebook_of_an_edition_replays_on_other_cpu_kernels(tmp_path: Path):
-    notebooks = PROJECT.notebooks_dir / EDITION
-    paths = sorted(notebooks.glob("*/*.ipynb"))
-    assert {path.parent.name for path in paths} == {"pytorch", "jax", "tensorflow"}, paths
+@pytest.mark.parametrize("framework", FRAMEWORKS, ids=NAMES)
+def test_every_notebook_of_an_edition_replays_on_other_cpu_kernels(framework: Framework):
+    paths = [derived_path(source, framework, PROJECT) for source in PROJECT.notebooks(EDITION)]
+    assert paths and all(path.is_file() for path in paths), paths
+    cells = sum(cell.cell_type == "code" for path in paths for cell in nbformat.read(path, as_version=4).cells)
     result = subprocess.run(
         [
             sys.executable,
@@ -67,4 +75,4 @@ def test_every_notebook_of_an_edition_replays_on_other_cpu_kernels(tmp_path: Pat
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else result.stderr[-2000:]
     assert result.returncode == 0, result.stdout[-6000:]
     ran = int(re.search(r"(\d+) passed", summary)[1])  # type: ignore[index]
-    assert ran >= 100 and "skipped" not in summary and "xfail" not in summary, summary
+    assert ran == cells > 0 and "skipped" not in summary and "xfail" not in summary, (cells, summary)

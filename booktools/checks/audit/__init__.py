@@ -35,7 +35,6 @@ from pathlib import Path
 from booktools.checks.audit import lighthouse, static_host
 from booktools.checks.audit.lighthouse import CATEGORIES, METRICS, PRESETS, LighthouseError, Result
 from booktools.project import Project
-from booktools.website import build
 from booktools.website.api_docs import PAGE as API_PAGE
 
 SEARCH_PAGE = "search"
@@ -103,6 +102,8 @@ def shortfalls(rows: list[tuple[str, Result]], fail_under: int) -> list[str]:
 
 def run(project: Project, args: argparse.Namespace) -> int:
     """Serve the site, audit the chosen pages and presets, print the table; 1 if a score is under the bar."""
+    from booktools.website import build  # its imports take seconds: every verb's options are read at start-up
+
     site = args.site or project.site_dir
     if args.site is None and not build.is_current(project) and build.build(project) != 0:
         return 1  # the site is built first when missing or older than its sources, as for the tests

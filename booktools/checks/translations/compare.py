@@ -20,6 +20,7 @@ and the slides show it: ``(**$$ ... $$**) (label)`` is a labelled equation.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections import Counter
 from typing import Any
@@ -47,8 +48,13 @@ CHECK_MARKS = re.compile("[✓✗]")  # a check's report marks each property it 
 IGNORED_OUTPUT_TAGS = {"nbval-ignore-output", "nbval-skip"}  # outputs that differ from run to run
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse(source: str) -> Markdown:
-    """A markdown cell as MyST reads it, its slide marks removed (slides-only text kept)."""
+    """A markdown cell as MyST reads it, its slide marks removed (slides-only text kept).
+
+    Read once per process (with this checkout's MyST settings, as ever): a check reads a cell up to
+    three times and English's once per edition. Callers read the result, they never change it.
+    """
     return parse_markdown(strip_slide_marks(source, keep_slides_only=True))
 
 
@@ -232,6 +238,7 @@ def check_english_left(english: Cell, translation: Cell, kept: set[str], project
     return problems
 
 
+@functools.lru_cache(maxsize=1024)  # every term, for every cell
 def _term_pattern(term: str) -> re.Pattern[str]:
     """A glossary term anywhere, not inside a longer word on its left; spaces match any white space."""
     return re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, term.split())), re.IGNORECASE)

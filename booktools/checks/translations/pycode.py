@@ -8,6 +8,7 @@ the comments and docstrings (what must not be left in English).
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -37,6 +38,7 @@ def _docstrings(tree: ast.AST) -> list[tuple[DocumentedNode, ast.Expr, str]]:
     return found
 
 
+@functools.lru_cache(maxsize=4096)  # a check reads each English cell once per edition, and tests check often
 def normalized_code(source: str, language: str | None = None) -> str:
     """Return the code of a cell as text, without comments and with every docstring the same.
 
@@ -61,12 +63,17 @@ def normalized_code(source: str, language: str | None = None) -> str:
 
 def code_prose(source: str) -> list[tuple[int, str]]:
     """Return (line number, sentence) for the comments and docstrings of a cell."""
+    return list(_code_prose(source))
+
+
+@functools.lru_cache(maxsize=4096)  # the checker reads a cell's prose twice, English's once per edition
+def _code_prose(source: str) -> tuple[tuple[int, str], ...]:
     pieces: list[tuple[int, str]] = []
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
         tree = ast.parse(source)
     except (tokenize.TokenError, SyntaxError):
-        return []
+        return ()
     block_end = -1  # last line of the block of whole-line comments being read
     for token in tokens:
         if token.type != tokenize.COMMENT:
@@ -84,4 +91,4 @@ def code_prose(source: str) -> list[tuple[int, str]]:
     result = []
     for line, text in pieces:
         result += [(line + number - 1, sentence) for number, sentence in segments(CODE_SPAN.sub(" ", text))]
-    return sorted(result)
+    return tuple(sorted(result))
