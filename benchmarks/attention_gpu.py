@@ -69,6 +69,13 @@ def torch_sync(device: str):
     return None
 
 
+def jax_sync(result):
+    """``sync`` for ``bench.interleaved_samples`` with JAX: wait for a group's last result."""
+    import jax
+
+    return None if result is None else jax.block_until_ready(result)
+
+
 def inputs(size, dtype, device, gen):
     """Queries, keys, values and one valid length per example (between 1 and m), seeded."""
     batch_size, num_queries, num_pairs, d = size
@@ -193,9 +200,6 @@ def jax_rows(sizes, budget: float, rows: list) -> None:
 
     from d2l_lib import jax as d2l_jax
 
-    def sync(result):
-        return None if result is None else jax.block_until_ready(result)
-
     layer = d2l_jax.DotProductAttention(dropout=0.1)
     rng = np.random.default_rng(2)
 
@@ -244,7 +248,7 @@ def jax_rows(sizes, budget: float, rows: list) -> None:
                 print(f'(jax {name} {size}: cuDNN attention not available: {type(error).__name__})')
             else:
                 fns.append(partial(cudnn, q, k, v, mask))
-            times, _ = bench.interleaved_samples(fns, budget * 1.5, 9, 301, sync)
+            times, _ = bench.interleaved_samples(fns, budget * 1.5, 9, 301, jax_sync)
             base = 'jax.nn.dot_product_attention, jit'
             cells = (name, *size)
             bench.emit(rows, bench.Row('jax DotProductAttention, jit', base, cells, 'per example', times[0], times[2],

@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import attention as bench  # noqa: E402
+from attention_gpu import jax_sync  # noqa: E402
 
 from d2l_lib import jax as d2l  # noqa: E402
 
@@ -47,10 +48,6 @@ def builtin(q, k, v, lens):
     return jax.nn.dot_product_attention(q[:, :, None], k[:, :, None], v[:, :, None], mask=mask)[:, :, 0]
 
 
-def sync(result):
-    return None if result is None else jax.block_until_ready(result)
-
-
 def main() -> None:
     rng = np.random.default_rng(2)
     fns = {'layer': layer, 'layer without zeroing pass': no_zeroing, 'jax.nn.dot_product_attention': builtin}
@@ -68,7 +65,7 @@ def main() -> None:
                 entry = text[text.index('ENTRY') :]
                 kernels[name] = len(re.findall(r'= \S+ (?:fusion|custom-call)\(', entry))
             samples, _ = bench.interleaved_samples(
-                [partial(f, q, k, v, lens) for f in jitted.values()], 1.0, 9, 301, sync
+                [partial(f, q, k, v, lens) for f in jitted.values()], 1.0, 9, 301, jax_sync
             )
             base = samples[2]
             for name, s in zip(jitted, samples):
