@@ -279,3 +279,30 @@ def test_solutions_are_collapsed_until_clicked(page, site_url, built_editions, s
     first.locator(".cell .cell_input").first.wait_for(state="visible", timeout=TIMEOUT_MS)
     page.screenshot(path=str(screenshots / f"{code}-solution-open.png"))
     assert_offline(page)
+
+
+def test_solutions_are_folded_before_the_script_and_open_without_javascript(browser, site_url, built_editions):
+    # The stylesheet folds a solution from the first paint, before sphinx-togglebutton's deferred
+    # script takes it over (shown here by blocking that script); without JavaScript the solutions,
+    # which then have no button, are open.
+    url = chapter_url(site_url, "en")
+    explanation = "div.solution.dropdown .admonition-title ~ *"
+    folded = browser.new_page()
+    try:
+        folded.route("**/togglebutton.js*", lambda route: route.abort())
+        folded.goto(url, wait_until="load")
+        assert folded.locator("div.solution.dropdown").count() == EXERCISES
+        assert folded.locator("div.solution.dropdown.toggle").count() == 0, "the script did not run"
+        assert not folded.locator(explanation).first.is_visible(), "a solution is laid out before it is asked for"
+    finally:
+        folded.close()
+    plain = browser.new_page()
+    try:
+        # DevTools' "Disable JavaScript": the page is parsed as without scripting (<noscript> applies).
+        browser.new_cdp_session(plain).send("Emulation.setScriptExecutionDisabled", {"value": True})
+        plain.goto(url, wait_until="load")
+        shown = plain.locator(explanation)
+        assert shown.count() >= EXERCISES
+        assert all(shown.nth(index).is_visible() for index in range(shown.count())), "a solution is hidden for good"
+    finally:
+        plain.close()

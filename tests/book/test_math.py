@@ -3,7 +3,8 @@
 On the built site: no page loads MathJax or KaTeX; every formula of every page is KaTeX's
 HTML with its MathML, no TeX is left in the prose; numbered equations keep their numbers,
 and every ``{eq}`` link leads to its equation; the math stylesheet and fonts are the site's
-own, only on pages with math, and never reflow a page. On a small Sphinx project: amsmath
+own, only on pages with math, never reflow a page, and hold just the characters the
+formulas draw. On a small Sphinx project: amsmath
 and labelled equations typeset, and a formula KaTeX cannot typeset fails a strict build.
 """
 
@@ -16,11 +17,12 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
+from fontTools.ttLib import TTFont
 from sphinx.application import Sphinx
 from sphinx.errors import SphinxError
 
 from booktools.project import Project
-from booktools.website.theme import katex_math
+from booktools.website.theme import icon_font, katex_fonts, katex_math
 
 PROJECT = Project.here()
 CHAPTER = "attention-scoring-functions"
@@ -140,6 +142,51 @@ def test_math_styles_and_fonts_are_the_sites_own_and_never_reflow(site, built_ed
         for page in ("index.html", "search.html", "genindex.html"):
             assert "/katex/" not in (edition / page).read_text(encoding="utf-8"), f"{page} has no math"
             assert "KaTeX_" not in linked_css(edition, page), f"{page} loads no math style"
+
+
+# What a phone downloads for the chapter's math before its first paint: the fonts the chapter
+# preloads, cut to the characters the book's formulas draw (about 40 KB; KaTeX's own are 110 KB).
+PRELOADED_MATH_FONT_BUDGET = 50_000
+
+
+def cmap(font: Path) -> set[int]:
+    """The characters a font file holds."""
+    with TTFont(font) as opened:
+        return set(opened.getBestCmap())
+
+
+def test_math_fonts_hold_the_characters_the_formulas_draw(site, built_editions):
+    originals = katex_math.katex_dist() / "fonts"
+    for code in built_editions:
+        edition = site / code
+        static = edition / "_static" / katex_math.KATEX_STATIC
+        pages = [page.read_text(encoding="utf-8") for page in edition.rglob("*.html")]
+        drawn = katex_fonts.drawn_characters(pages, icon_font.stylesheet_characters([static / katex_math.STYLESHEET]))
+        assert {ord("α"), ord("∑"), ord("q"), ord("k")} <= drawn, "the chapter's formulas draw these"
+        for font in sorted((static / "fonts").glob("*.woff2")):
+            held, original = cmap(font), cmap(originals / font.name)
+            # Every character a formula draws that KaTeX's font has is still there. Beyond them the
+            # font keeps what its own substitutions reach from them (the mirror images of right-to-left
+            # text: < for >, ≥ for ≤, ∋ for ∈), a handful, not the rest of TeX's characters.
+            missing = (original & drawn) - held
+            assert not missing, f"{font.name} lost characters a formula draws: {sorted(map(chr, missing))}"
+            assert len(held - drawn) <= max(4, len(held & drawn) // 4), f"{font.name}: {sorted(map(chr, held - drawn))}"
+        text = (edition / f"{CHAPTER}.html").read_text(encoding="utf-8")
+        head = BeautifulSoup(text[: text.index("</head>")], "html.parser")
+        preloaded = [edition / link["href"] for link in head.select("link[rel=preload][as=font]")]
+        size = sum(font.stat().st_size for font in preloaded if "/katex/" in font.as_posix())
+        assert 0 < size <= PRELOADED_MATH_FONT_BUDGET, f"{code}: {size} bytes of math fonts before the first paint"
+
+
+def test_drawn_characters_are_those_of_katexs_html_not_its_mathml():
+    page = (
+        '<p>prose ж</p><span class="katex"><span class="katex-mathml"><math><mi>β</mi></math></span>'
+        '<span class="katex-html" aria-hidden="true"><span class="base"><span class="strut"></span>'
+        '<span class="mord mathnormal">α</span><br><span class="mbin">&#x2212;</span></span></span></span>'
+        "<span>after ю</span>"
+    )
+    drawn = katex_fonts.drawn_characters([page, "<p>no math: я</p>"], {ord("(")})
+    assert {chr(point) for point in drawn} == {"α", "−", "("} | set("0123456789")
 
 
 # A small Sphinx project with the renderer ------------------------------------------------

@@ -14,8 +14,7 @@ strings of its ``content`` declarations, ``content: "\\f0f3"``, and of its custo
 properties, such as the theme's ``--pst-icon-*``, which ``content`` reads) is kept in
 each of Font Awesome's fonts under ``_static/vendor/fontawesome/webfonts/``, and the
 rest of the font is dropped: 3.5 to 6 KB per font instead of 25 to 156 KB, the
-same glyphs where the theme uses them. The fonts are cut by fontTools' subsetter (WOFF2
-through Brotli, both pinned in ``requirements.txt``). A page with an admonition preloads
+same glyphs where the theme uses them (``booktools.website.theme.font_subset``). A page with an admonition preloads
 the solid font, so that it arrives with the page rather than after its first layout.
 """
 
@@ -27,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import tinycss2
-from fontTools import subset
 from sphinx.application import Sphinx
 from tinycss2 import ast
 
+from booktools.website.theme.font_subset import FLAVORS, subset_font
+
 WEBFONTS = Path("_static") / "vendor" / "fontawesome" / "webfonts"
-FLAVORS = {".woff2": "woff2", ".ttf": None}  # the files the theme's @font-face rules name
 NESTING_AT_RULES = {"media", "supports", "layer", "container"}
 # The theme draws an admonition's title icon with the solid font: pages with admonitions preload it.
 SOLID_FONT = WEBFONTS / "fa-solid-900.woff2"
@@ -67,17 +66,6 @@ def stylesheet_characters(stylesheets: Iterable[Path]) -> set[int]:
         for text in _drawn_strings(rules):
             characters.update(map(ord, text))
     return characters
-
-
-def subset_font(path: Path, characters: set[int]) -> None:
-    """Rewrite the font at ``path`` with only the glyphs of ``characters`` (those it has)."""
-    options = subset.Options()
-    options.flavor = FLAVORS[path.suffix]
-    font = subset.load_font(str(path), options)
-    subsetter = subset.Subsetter(options)
-    subsetter.populate(unicodes=characters & set(font.getBestCmap()))
-    subsetter.subset(font)
-    subset.save_font(font, str(path), options)
 
 
 def subset_icon_fonts(outdir: Path, stylesheets: Iterable[Path]) -> list[Path]:

@@ -23,7 +23,8 @@ in the copy every font is ``font-display: optional`` (a late font never reflows 
 and lists only its WOFF2 file (every browser the theme supports reads it), and the
 book's few rules for its theme follow KaTeX's (``katex/book-math.css``). Only pages
 with math link the stylesheet, and each preloads the fonts its formulas use
-(``booktools.website.theme.katex_fonts``), so that they arrive in time.
+(``booktools.website.theme.katex_fonts``), so that they arrive in time; each font is
+cut down to the characters the site's formulas draw with it.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ from sphinx.util.math import get_node_equation_number
 from sphinx.writers.html5 import HTML5Translator
 from sphinxcontrib.katex import KaTeXError, render_latex
 
-from booktools.website.theme.katex_fonts import page_fonts
+from booktools.website.theme.font_subset import subset_font
+from booktools.website.theme.icon_font import stylesheet_characters
+from booktools.website.theme.katex_fonts import drawn_characters, page_fonts
 from booktools.website.theme.katex_server import start_render_server
 
 logger = logging.getLogger(__name__)
@@ -184,7 +187,10 @@ def site_stylesheet(katex_css: str, book_rules: str) -> str:
 
 
 def copy_katex(app: Sphinx, exception: Exception | None) -> None:
-    """Copy KaTeX's stylesheet (see ``site_stylesheet``), WOFF2 fonts and licence into ``_static/katex/``."""
+    """Copy KaTeX's stylesheet (see ``site_stylesheet``), WOFF2 fonts and licence into ``_static/katex/``.
+
+    Each font keeps only the characters the site's formulas draw (``katex_fonts.drawn_characters``).
+    """
     if exception is not None or app.builder.format != "html":
         return
     dist = katex_dist()
@@ -192,8 +198,11 @@ def copy_katex(app: Sphinx, exception: Exception | None) -> None:
     (target / "fonts").mkdir(parents=True, exist_ok=True)
     css = site_stylesheet((dist / "katex.min.css").read_text(encoding="utf-8"), BOOK_RULES.read_text(encoding="utf-8"))
     (target / STYLESHEET).write_text(css, encoding="utf-8")
+    pages = [page.read_text(encoding="utf-8") for page in Path(app.outdir).rglob("*.html")]
+    characters = drawn_characters(pages, stylesheet_characters([target / STYLESHEET]))
     for font in (dist / "fonts").glob("*.woff2"):
         shutil.copy2(font, target / "fonts" / font.name)
+        subset_font(target / "fonts" / font.name, characters)
     shutil.copy2(dist.parent / "LICENSE", target / "LICENSE")
 
 
