@@ -191,9 +191,10 @@ def test_framework_tabs_switch_every_group_and_are_remembered(
     assert "import jax" in page.locator(".d2l-framework-tabs .sd-tab-content:visible").first.inner_text()
     assert "torch" not in " ".join(visible_code.all_inner_texts()), "PyTorch code shown under the JAX tab"
     load_shown_images(page)
+    # The images the reader sees (those of a folded solution load when it is opened: the next test).
     images = page.eval_on_selector_all(
         ".d2l-framework-tabs .sd-tab-content img",
-        "imgs => imgs.filter(i => i.offsetParent !== null).map(i => i.naturalWidth)",
+        "imgs => imgs.filter(i => i.checkVisibility()).map(i => i.naturalWidth)",
     )
     assert len(images) >= 2 and all(width > 0 for width in images), "JAX heatmaps are shown and loaded"
     page.screenshot(path=str(screenshots / f"{code}-jax-tabs.png"), full_page=True)
@@ -251,7 +252,7 @@ EXERCISES = 4  # the lesson's code and discussion exercises, each with a collaps
 
 
 @pytest.mark.parametrize("code", EDITIONS)
-def test_solutions_are_collapsed_until_clicked(page, site_url, built_editions, screenshots, code):
+def test_solutions_are_collapsed_until_clicked(page, site_url, built_editions, screenshots, load_shown_images, code):
     # sphinx-exercise: numbered, labelled exercises; each solution one collapsed block that
     # holds its prose and its code cells (with their outputs), titled in the edition's language.
     open_chapter(page, site_url, code, built_editions)
@@ -278,6 +279,15 @@ def test_solutions_are_collapsed_until_clicked(page, site_url, built_editions, s
     explanation.wait_for(state="visible", timeout=TIMEOUT_MS)
     first.locator(".cell .cell_input").first.wait_for(state="visible", timeout=TIMEOUT_MS)
     page.screenshot(path=str(screenshots / f"{code}-solution-open.png"))
+    # A folded solution's heatmaps are not fetched nor laid out; opened, they load and show.
+    with_images = solutions.filter(has=page.locator("img")).first
+    with_images.locator(".admonition-title").click()
+    with_images.locator(".cell_output img").first.wait_for(state="visible", timeout=TIMEOUT_MS)
+    load_shown_images(page)
+    shown = with_images.evaluate(
+        "box => [...box.querySelectorAll('img')].filter(i => i.checkVisibility()).map(i => i.naturalWidth)"
+    )
+    assert shown and all(width > 0 for width in shown), "an opened solution's heatmap is shown"
     assert_offline(page)
 
 

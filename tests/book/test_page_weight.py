@@ -3,7 +3,8 @@
 ``make audit`` runs Lighthouse on every page (minutes, not part of ``make test``);
 these tests guard what its scores rest on (``booktools.website.theme.loading``):
 what a page must fetch before its first paint and how much, no icon or math
-script, icon fonts cut to the glyphs used, deferred scripts, a favicon, images
+script, icon fonts cut to the glyphs used, code blocks checked for a tab stop as
+they are reached, deferred scripts, a favicon, images
 with their size and loaded lazily, the search index only where searched, Korean
 set between words.
 """
@@ -20,7 +21,7 @@ from bs4 import BeautifulSoup, Tag
 from fontTools.ttLib import TTFont
 
 from booktools.project import Project
-from booktools.website.theme import icon_font, stylesheets
+from booktools.website.theme import icon_font, stylesheets, tab_stops
 
 PROJECT = Project.here()
 # Bytes (gzipped, as served) of the stylesheets and scripts a page must load before its first paint:
@@ -178,3 +179,15 @@ def test_korean_pages_break_lines_between_words(parsed: dict[Path, BeautifulSoup
     for page, soup in korean:
         styles = [local(page, str(link["href"])) for link in soup.head.find_all("link", rel="stylesheet")]
         assert any(KEEP_ALL.search(path.read_text(encoding="utf-8")) for path in styles), page
+
+
+def test_code_blocks_are_checked_for_a_tab_stop_as_they_are_reached(site: Path, parsed: dict[Path, BeautifulSoup]):
+    for edition in sorted(path.parent for path in site.glob("*/index.html")):
+        script = (edition / tab_stops.THEME_SCRIPT).read_text(encoding="utf-8")
+        assert tab_stops.CHECK_AS_REACHED in script and tab_stops.EAGER_CHECK not in script, edition
+    blocks = 0
+    for page, soup in parsed.items():
+        for block in soup.find_all("pre"):
+            blocks += 1
+            assert block.get("tabindex") == "0", f"{page}: a code block a keyboard cannot scroll until checked"
+    assert blocks > 100, "the chapters' code blocks"

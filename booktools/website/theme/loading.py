@@ -19,6 +19,9 @@
   ``templates/search.html``);
 - code blocks lose the spans of tokens drawn as plain text (``booktools.website.theme.code_markup``):
   half the elements of a page of code;
+- the theme's script checks which code blocks scroll (and so need a tab stop) as the
+  reader reaches them, not all at load, which laid the whole page out again; every
+  code block has a tab stop until checked (``booktools.website.theme.tab_stops``);
 - every image has its size (``booktools.website.theme.image_sizes``): no layout shift;
 - the page links one stylesheet, its theme's bundled without the rules no page uses
   (``booktools.website.theme.stylesheets``), and Font Awesome's fonts, which a few of
@@ -47,6 +50,7 @@ from booktools.website.theme.icon_font import preload_solid_font, subset_icon_fo
 from booktools.website.theme.icons import inline_icons
 from booktools.website.theme.image_sizes import size_images
 from booktools.website.theme.stylesheets import bundle_site
+from booktools.website.theme.tab_stops import ThemeScriptChanged, check_as_reached, focusable_code
 
 HERE = Path(__file__).resolve().parent
 FAVICON = HERE / "static" / "favicon.svg"
@@ -109,18 +113,25 @@ def add_favicon(app: Sphinx, config: Config) -> None:
 
 
 def finish_pages(app: Sphinx, exception: Exception | None) -> None:
-    """Rewrite every page the build wrote (icons, code blocks, images), bundle its stylesheets, cut its icon fonts."""
+    """Rewrite every page the build wrote (icons, code blocks, images), bundle its stylesheets, cut its icon fonts.
+
+    The theme's script then gives a code block its tab stop when the reader reaches it (``tab_stops``).
+    """
     if exception is not None or app.builder.format != "html":
         return
     for page in Path(app.outdir).rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         try:
-            changed = size_images(plain_code_tokens(inline_icons(text)), page.parent)
+            changed = focusable_code(size_images(plain_code_tokens(inline_icons(text)), page.parent))
         except KeyError as error:
             raise ExtensionError(f"{page.name}: Font Awesome icon: {error}") from error
         if changed != text:
             page.write_text(changed, encoding="utf-8")
     subset_icon_fonts(Path(app.outdir), bundle_site(Path(app.outdir)))
+    try:
+        check_as_reached(Path(app.outdir))
+    except ThemeScriptChanged as error:
+        raise ExtensionError(str(error)) from error
 
 
 def setup_loading(app: Sphinx) -> None:
