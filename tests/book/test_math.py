@@ -22,7 +22,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import SphinxError
 
 from booktools.project import Project
-from booktools.website.theme import icon_font, katex_fonts, katex_math
+from booktools.website.theme import font_subset, katex_fonts, katex_math
 
 PROJECT = Project.here()
 CHAPTER = "attention-scoring-functions"
@@ -161,7 +161,7 @@ def test_math_fonts_hold_the_characters_the_formulas_draw(site, built_editions):
         edition = site / code
         static = edition / "_static" / katex_math.KATEX_STATIC
         pages = [page.read_text(encoding="utf-8") for page in edition.rglob("*.html")]
-        drawn = katex_fonts.drawn_characters(pages, icon_font.stylesheet_characters([static / katex_math.STYLESHEET]))
+        drawn = katex_fonts.drawn_characters(pages, font_subset.stylesheet_characters([static / katex_math.STYLESHEET]))
         assert {ord("α"), ord("∑"), ord("q"), ord("k")} <= drawn, "the chapter's formulas draw these"
         for font in sorted((static / "fonts").glob("*.woff2")):
             held, original = cmap(font), cmap(originals / font.name)

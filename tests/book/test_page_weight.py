@@ -21,7 +21,7 @@ from bs4 import BeautifulSoup, Tag
 from fontTools.ttLib import TTFont
 
 from booktools.project import Project
-from booktools.website.theme import icon_font, stylesheets, tab_stops
+from booktools.website.theme import font_subset, icon_font, stylesheets, tab_stops
 
 PROJECT = Project.here()
 # Bytes (gzipped, as served) of the stylesheets and scripts a page must load before its first paint:
@@ -132,7 +132,7 @@ def test_pages_with_admonitions_preload_the_solid_icon_font(parsed: dict[Path, B
 
 def test_the_icon_fonts_hold_only_the_glyphs_the_stylesheets_name(site: Path):
     for edition in sorted(path.parent for path in site.glob("*/index.html")):
-        named = icon_font.stylesheet_characters((edition / "_static").glob(f"{stylesheets.BUNDLE_PREFIX}*.css"))
+        named = font_subset.stylesheet_characters((edition / "_static").glob(f"{stylesheets.BUNDLE_PREFIX}*.css"))
         fonts = sorted((edition / icon_font.WEBFONTS).glob("*.woff2"))
         assert fonts, f"{edition}: no Font Awesome fonts (has the theme moved them?)"
         for font in fonts:

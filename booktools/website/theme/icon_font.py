@@ -21,51 +21,18 @@ the solid font, so that it arrives with the page rather than after its first lay
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import tinycss2
 from sphinx.application import Sphinx
-from tinycss2 import ast
 
-from booktools.website.theme.font_subset import FLAVORS, subset_font
+from booktools.website.theme.font_subset import FLAVORS, stylesheet_characters, subset_font
 
 WEBFONTS = Path("_static") / "vendor" / "fontawesome" / "webfonts"
-NESTING_AT_RULES = {"media", "supports", "layer", "container"}
 # The theme draws an admonition's title icon with the solid font: pages with admonitions preload it.
 SOLID_FONT = WEBFONTS / "fa-solid-900.woff2"
 ADMONITION_TITLE = re.compile(r'class="[^"]*\badmonition-title\b')
-
-
-def _tokens(nodes: Iterable[ast.Node]) -> Iterator[ast.Node]:
-    """Every token of a declaration's value, inside functions too (``var(--x, "\\f0f3")``)."""
-    for node in nodes:
-        yield node
-        yield from _tokens(getattr(node, "arguments", None) or getattr(node, "content", None) or [])
-
-
-def _drawn_strings(rules: Iterable[ast.Node]) -> Iterator[str]:
-    """The strings of every ``content`` and custom property (``--name``) of ``rules``, in ``@media`` too."""
-    for rule in rules:
-        if isinstance(rule, ast.AtRule) and rule.content is not None and rule.lower_at_keyword in NESTING_AT_RULES:
-            yield from _drawn_strings(tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True))
-        elif isinstance(rule, ast.QualifiedRule):
-            for declaration in tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True):
-                if isinstance(declaration, ast.Declaration) and (
-                    declaration.lower_name == "content" or declaration.name.startswith("--")
-                ):
-                    yield from (token.value for token in _tokens(declaration.value) if token.type == "string")
-
-
-def stylesheet_characters(stylesheets: Iterable[Path]) -> set[int]:
-    """Return the code points of every character that ``stylesheets`` draw: their ``content`` strings."""
-    characters: set[int] = set()
-    for path in stylesheets:
-        rules = tinycss2.parse_stylesheet(path.read_text(encoding="utf-8"), skip_comments=True, skip_whitespace=True)
-        for text in _drawn_strings(rules):
-            characters.update(map(ord, text))
-    return characters
 
 
 def subset_icon_fonts(outdir: Path, stylesheets: Iterable[Path]) -> list[Path]:
