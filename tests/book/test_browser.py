@@ -316,3 +316,53 @@ def test_solutions_are_folded_before_the_script_and_open_without_javascript(brow
         assert all(shown.nth(index).is_visible() for index in range(shown.count())), "a solution is hidden for good"
     finally:
         plain.close()
+
+
+# Every code block's content is laid out when the reader comes near it (static/book.css,
+# booktools.website.theme.code_layout): the browser tells each change with a
+# contentvisibilityautostatechange event, which this records from the start.
+RECORD_LAYOUT_STATES = (
+    "window.bookSkipped = new Map(); document.addEventListener("
+    "'contentvisibilityautostatechange', event => window.bookSkipped.set(event.target, event.skipped), true);"
+)
+# Scroll to each code block shown, a frame at a time: per block, whether its content was laid out
+# at load, its height then and once laid out, its tab stop, and whether it scrolls.
+SCROLL_THROUGH_CODE = """async () => {
+    const frame = () => new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    const blocks = [...document.querySelectorAll("main pre")].filter(block => block.checkVisibility());
+    const atLoad = blocks.map(block => [window.bookSkipped.get(block), block.getBoundingClientRect().height]);
+    const seen = [];
+    for (const [i, block] of blocks.entries()) {
+        block.scrollIntoView();
+        await frame();
+        seen.push({
+            lines: block.style.getPropertyValue("--lines"), skippedAtLoad: atLoad[i][0], before: atLoad[i][1],
+            after: block.getBoundingClientRect().height, skipped: window.bookSkipped.get(block),
+            tabIndex: block.tabIndex,
+            scrolls: block.scrollWidth > block.clientWidth || block.scrollHeight > block.clientHeight,
+        });
+    }
+    return seen;
+}"""
+
+
+@pytest.mark.parametrize("code", EDITIONS)
+def test_code_blocks_are_laid_out_when_reached_without_moving_the_page(page, site_url, built_editions, code):
+    """On a phone, the code blocks below the first screens wait to be laid out; reached, each keeps the height it
+    held, and has a tab stop exactly when it scrolls (so that a keyboard can scroll it)."""
+    if code not in built_editions:
+        pytest.fail(f"the {code} edition was not built")
+    page.set_viewport_size({"width": 412, "height": 823})
+    page.add_init_script(RECORD_LAYOUT_STATES)
+    response = page.goto(f"{site_url}/{code}/attention-scoring-in-practice.html", wait_until="load")
+    assert response is not None and response.ok
+    page.evaluate("async () => { await document.fonts.ready; }")
+    blocks = page.evaluate(SCROLL_THROUGH_CODE)
+    assert len(blocks) >= 20, "the code blocks of the framework shown"
+    assert all(block["skippedAtLoad"] is not None for block in blocks), "a code block laid out with the page"
+    assert sum(block["skippedAtLoad"] for block in blocks) >= len(blocks) // 2, "most blocks wait to be reached"
+    for block in blocks:
+        assert block["skipped"] is False, block
+        assert abs(block["after"] - block["before"]) <= 1, f"a block's height changed when laid out: {block}"
+        assert block["tabIndex"] == (0 if block["scrolls"] else -1), f"a block's tab stop: {block}"
+    assert_offline(page)

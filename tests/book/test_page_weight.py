@@ -21,7 +21,7 @@ from bs4 import BeautifulSoup, Tag
 from fontTools.ttLib import TTFont
 
 from booktools.project import Project
-from booktools.website.theme import font_subset, icon_font, stylesheets, tab_stops
+from booktools.website.theme import code_layout, font_subset, icon_font, stylesheets, tab_stops
 
 PROJECT = Project.here()
 # Bytes (gzipped, as served) of the stylesheets and scripts a page must load before its first paint:
@@ -40,6 +40,12 @@ NO_SCRIPTS = ("fontawesome", "searchindex.js")
 ICON_FONT_BUDGET = 8_000
 MATH_SCRIPTS = ("mathjax", "katex")
 KEEP_ALL = re.compile(r'html\[lang="?ko"?\] body\s*\{[^}]*word-break:\s*keep-all', re.DOTALL)
+# static/book.css: a code block with its number of lines is laid out when reached, holding their height.
+LAID_OUT_WHEN_REACHED = re.compile(
+    r'pre\[style\*="--lines"\]\s*\{[^}]*content-visibility:\s*auto;[^}]*'
+    r"contain-intrinsic-block-size:\s*auto calc\(var\(--lines\) \* 1lh\)",
+    re.DOTALL,
+)
 
 
 def pages(site: Path) -> list[Path]:
@@ -191,3 +197,20 @@ def test_code_blocks_are_checked_for_a_tab_stop_as_they_are_reached(site: Path, 
             blocks += 1
             assert block.get("tabindex") == "0", f"{page}: a code block a keyboard cannot scroll until checked"
     assert blocks > 100, "the chapters' code blocks"
+
+
+def test_code_blocks_are_laid_out_when_reached_holding_the_height_of_their_lines(
+    site: Path, parsed: dict[Path, BeautifulSoup]
+):
+    """Every code block is laid out when the reader comes near it (code_layout), holding its lines' height."""
+    for page, soup in parsed.items():
+        styles = " ".join(
+            local(page, str(link["href"])).read_text(encoding="utf-8")
+            for link in soup.head.find_all("link", rel="stylesheet")
+        )
+        blocks = soup.find_all("pre")
+        if blocks:
+            assert LAID_OUT_WHEN_REACHED.search(styles), f"{page}: no stylesheet lays its code blocks out when reached"
+        for block in blocks:
+            lines = code_layout.line_count(block.decode_contents())
+            assert block.get("style") == f"{code_layout.LINES_PROPERTY}: {lines}", page

@@ -19,6 +19,8 @@
   ``templates/search.html``);
 - code blocks lose the spans of tokens drawn as plain text (``booktools.website.theme.code_markup``):
   half the elements of a page of code;
+- code blocks are styled and laid out when the reader comes near them, holding the
+  height of their lines until then (``booktools.website.theme.code_layout``);
 - the theme's script checks which code blocks scroll (and so need a tab stop) as the
   reader reaches them, not all at load, which laid the whole page out again; every
   code block has a tab stop until checked (``booktools.website.theme.tab_stops``);
@@ -45,6 +47,7 @@ from sphinx.builders.html._assets import _JavaScript
 from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
+from booktools.website.theme.code_layout import number_code_lines
 from booktools.website.theme.code_markup import plain_code_tokens
 from booktools.website.theme.icon_font import preload_solid_font, subset_icon_fonts
 from booktools.website.theme.icons import inline_icons
@@ -122,7 +125,7 @@ def finish_pages(app: Sphinx, exception: Exception | None) -> None:
     for page in Path(app.outdir).rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         try:
-            changed = focusable_code(size_images(plain_code_tokens(inline_icons(text)), page.parent))
+            changed = number_code_lines(focusable_code(size_images(plain_code_tokens(inline_icons(text)), page.parent)))
         except KeyError as error:
             raise ExtensionError(f"{page.name}: Font Awesome icon: {error}") from error
         if changed != text:

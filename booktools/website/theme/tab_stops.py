@@ -13,8 +13,12 @@ Here, after the build:
   (``_static/scripts/pydata-sphinx-theme.js``) to do the same check per element, when
   it first comes within a screen's height of the viewport (an ``IntersectionObserver``),
   where the page is laid out already. The theme re-checks on a resize and when the
-  main content changes, as before. The theme is pinned in ``requirements.txt``; the
-  build fails if its script no longer holds the check;
+  main content changes, as before. It leaves out the code blocks that
+  ``booktools.website.theme.code_layout`` marks: their content is laid out only when
+  the reader comes near them, so reading their sizes earlier would find nothing to
+  scroll; ``templates/layout.html`` checks each of them whenever the browser lays it
+  out. The theme is pinned in ``requirements.txt``; the build fails if its script no
+  longer holds the check;
 - :func:`focusable_code` gives every ``<pre>`` of a page ``tabindex="0"`` in the HTML,
   so that a code block the check has not reached yet can be scrolled from the keyboard
   too; the check takes the tab stop from the ones that do not scroll once it reaches them.
@@ -24,6 +28,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from booktools.website.theme.code_layout import LINES_PROPERTY
 
 THEME_SCRIPT = Path("_static") / "scripts" / "pydata-sphinx-theme.js"
 SCROLLABLE = (
@@ -35,11 +41,13 @@ EAGER_CHECK = (
     "const e=()=>{document.querySelectorAll(" + SCROLLABLE + '.join(", ")).forEach(e=>{'
     "e.tabIndex=e.scrollWidth>e.clientWidth||e.scrollHeight>e.clientHeight?0:-1})}"
 )
-# The same check, per element, when the element first comes within a screen's height of the viewport.
+# The same check, per element, when the element first comes within a screen's height of the viewport;
+# not for the code blocks laid out only when reached (code_layout), which templates/layout.html checks.
 CHECK_AS_REACHED = (
     "const e=()=>{const t=new IntersectionObserver(n=>{for(const o of n)if(o.isIntersecting){const e=o.target;"
     "e.tabIndex=e.scrollWidth>e.clientWidth||e.scrollHeight>e.clientHeight?0:-1,t.unobserve(e)}},"
-    '{rootMargin:"100% 0px"});document.querySelectorAll(' + SCROLLABLE + '.join(", ")).forEach(e=>t.observe(e))}'
+    '{rootMargin:"100% 0px"});document.querySelectorAll(' + SCROLLABLE + '.join(", "))'
+    '.forEach(e=>e.style.getPropertyValue("' + LINES_PROPERTY + '")||t.observe(e))}'
 )
 _PRE = re.compile(r"<pre(?=[\s>])(?![^>]*\btabindex=)")
 
