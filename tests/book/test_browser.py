@@ -346,10 +346,16 @@ SCROLL_THROUGH_CODE = """async () => {
 }"""
 
 
+# The tab stop of each code block laid out now, and whether it scrolls.
+LAID_OUT_TAB_STOPS = """() => [...document.querySelectorAll("main pre")]
+    .filter(block => window.bookSkipped.get(block) === false)
+    .map(block => [block.tabIndex, block.scrollWidth > block.clientWidth || block.scrollHeight > block.clientHeight])"""
+
+
 @pytest.mark.parametrize("code", EDITIONS)
 def test_code_blocks_are_laid_out_when_reached_without_moving_the_page(page, site_url, built_editions, code):
     """On a phone, the code blocks below the first screens wait to be laid out; reached, each keeps the height it
-    held, and has a tab stop exactly when it scrolls (so that a keyboard can scroll it)."""
+    held, and has a tab stop exactly when it scrolls (so that a keyboard can scroll it), also after a turn."""
     if code not in built_editions:
         pytest.fail(f"the {code} edition was not built")
     page.set_viewport_size({"width": 412, "height": 823})
@@ -365,4 +371,18 @@ def test_code_blocks_are_laid_out_when_reached_without_moving_the_page(page, sit
         assert block["skipped"] is False, block
         assert abs(block["after"] - block["before"]) <= 1, f"a block's height changed when laid out: {block}"
         assert block["tabIndex"] == (0 if block["scrolls"] else -1), f"a block's tab stop: {block}"
+    # Turned to landscape at a block that scrolls on the phone: the blocks laid out now, some wide enough
+    # not to scroll any more, have their tab stops for the new width.
+    scrolling = next(i for i, block in enumerate(blocks) if block["scrolls"])
+    to_block = (
+        "() => [...document.querySelectorAll('main pre')].filter(b => b.checkVisibility())"
+        f"[{scrolling}].scrollIntoView()"
+    )
+    page.evaluate(to_block)
+    page.set_viewport_size({"width": 915, "height": 412})
+    page.evaluate(to_block)
+    page.evaluate("() => new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
+    turned = page.evaluate(LAID_OUT_TAB_STOPS)
+    assert turned, "no code block laid out after the turn"
+    assert all(tab_index == (0 if scrolls else -1) for tab_index, scrolls in turned), turned
     assert_offline(page)
