@@ -24,7 +24,9 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
-from html.parser import HTMLParser
+
+from bs4 import BeautifulSoup
+from bs4.filter import SoupStrainer
 
 FONT_FACE = re.compile(r"@font-face\{([^}]*)\}")
 RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
@@ -37,7 +39,6 @@ DEFAULT_FONT = ("KaTeX_Main", "400", "normal")
 DRAWN_CLASS = "katex-html"
 # Characters a stylesheet writes without naming them: the numbers of ``counter()``.
 COUNTER_CHARACTERS = frozenset(map(ord, string.digits))
-VOID_ELEMENTS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"})
 
 
 @dataclass(frozen=True)
@@ -106,31 +107,6 @@ def page_fonts(body: str, css: str) -> list[str]:
     return used
 
 
-class _DrawnText(HTMLParser):
-    """Collects the text inside every element of class ``katex-html``."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.characters: set[int] = set()
-        self._depth = 0  # open elements inside the outermost katex-html (0: outside)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in VOID_ELEMENTS:
-            return
-        if self._depth:
-            self._depth += 1
-        elif DRAWN_CLASS in (dict(attrs).get("class") or "").split():
-            self._depth = 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._depth and tag not in VOID_ELEMENTS:
-            self._depth -= 1
-
-    def handle_data(self, data: str) -> None:
-        if self._depth:
-            self.characters.update(map(ord, data))
-
-
 def drawn_characters(pages: list[str], content_strings: set[int]) -> set[int]:
     """Return the code points KaTeX's fonts draw on ``pages`` (HTML texts).
 
@@ -138,11 +114,8 @@ def drawn_characters(pages: list[str], content_strings: set[int]) -> set[int]:
     stylesheet's ``content`` declarations) and the digits of its counters.
     """
     characters = set(content_strings) | COUNTER_CHARACTERS
+    drawn = SoupStrainer(class_=DRAWN_CLASS)  # parse only those elements, with what they hold
     for page in pages:
-        if DRAWN_CLASS not in page:
-            continue
-        parser = _DrawnText()
-        parser.feed(page)
-        parser.close()
-        characters |= parser.characters
+        if DRAWN_CLASS in page:
+            characters.update(map(ord, BeautifulSoup(page, "html.parser", parse_only=drawn).get_text()))
     return characters
