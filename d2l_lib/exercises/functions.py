@@ -72,8 +72,10 @@ def masked_softmax_steps(backend: Backend, answer: Any) -> list[Step]:
             received, _, lens = call(case)
             X = inputs[case][0]
             want = expected(case)
-            if lens is not None and (np.asarray(lens) == 0).any():
-                _zero_rows(X, lens, received)
+            if lens is not None:
+                _unmasked(X, want, received, RTOL, ATOL)
+                if (np.asarray(lens) == 0).any():
+                    _zero_rows(X, lens, received)
             _past_lengths(want, received)
             variants = mistakes.masked_softmax_variants(X, lens)
             compare("masked_softmax(X, valid_lens)", want, received, RTOL, ATOL, variants)
@@ -88,6 +90,7 @@ def masked_softmax_steps(backend: Backend, answer: Any) -> list[Step]:
             raise Failure("dtype", mistake="dtype_promoted", expected="float16", received=received.dtype)
         if not np.isfinite(received).all():
             raise Failure("not_finite", mistake=_not_finite_in_float16(X, lens, received))
+        _unmasked(X, expected("float16"), received, RTOL_16, ATOL_16)
         _zero_rows(X, lens, received)
         compare("masked_softmax(X, valid_lens)", expected("float16"), received, RTOL_16, ATOL_16)
 
@@ -122,6 +125,17 @@ def masked_softmax_steps(backend: Backend, answer: Any) -> list[Step]:
         ("ms_float16", "float16", float16),
         ("ms_unmodified", "example_1d", unmodified),
     ]
+
+
+def _unmasked(X: np.ndarray, want: np.ndarray, received: np.ndarray, rtol: float, atol: float) -> None:
+    """Raise ``no_mask`` when ``received`` is the plain softmax of ``X`` and that is wrong here.
+
+    Checked before the rows of length 0 and the weights past the lengths, whose own diagnoses
+    (a shift that cancels, a fill not negative enough) would misname an answer that never masks.
+    """
+    plain = mistakes.softmax(X)
+    if received.shape == plain.shape and np.allclose(received.astype(np.float64), plain, rtol=rtol, atol=atol):
+        compare("masked_softmax(X, valid_lens)", want, received, rtol, atol, {"no_mask": plain})
 
 
 def _zero_rows(X: np.ndarray, lens: np.ndarray, received: np.ndarray) -> None:

@@ -33,6 +33,7 @@ MISTAKES: dict[tuple[str, str], dict[tuple[str, ...], tuple[str, str, str | None
     ("masked-softmax", "nan_for_zero"): {ALL: ("ms_zero", "zero_row", "zero_len_nan")},
     ("masked-softmax", "uniform_for_zero"): {TORCH: ("ms_zero", "zero_row", "zero_len_uniform")},
     ("masked-softmax", "first_length_only"): {ALL: ("ms_values", "values", "lens_2d_as_1d")},
+    ("masked-softmax", "never_masks"): {ALL: ("ms_zero", "values", "no_mask")},
     ("masked-softmax", "overflowing"): {TORCH: ("ms_float16", "not_finite", "overflow")},
     ("distance-attention", "no_half"): {ALL: ("layer_values", "values", "dist_no_half")},
     ("distance-attention", "no_scale"): {ALL: ("layer_values", "values", "dist_no_scale")},
@@ -137,3 +138,13 @@ def test_nan_rows_in_float16_are_not_blamed_on_an_overflow(lib, answers, capsys)
     nan_for_zero = answers(lib.name)["masked-softmax"]["mistakes"]["nan_for_zero"]
     result, out = check(lib.d2l, "masked-softmax", nan_for_zero, capsys)
     assert failure_of(result, "ms_float16").failure.mistake == "zero_len_nan", out
+
+
+def test_an_answer_that_never_masks_is_named_so_in_every_failure(lib, answers, capsys):
+    """Every check a plain softmax fails names the missing mask, not the diagnosis of a row of
+    length 0 (a shift that cancels) or of a fill that is not negative enough."""
+    never_masks = answers(lib.name)["masked-softmax"]["mistakes"]["never_masks"]
+    result, out = check(lib.d2l, "masked-softmax", never_masks, capsys)
+    failures = [outcome.failure for outcome in result.outcomes if outcome.failure is not None]
+    assert len(failures) >= 4, out
+    assert {failure.mistake for failure in failures} == {"no_mask"}, out

@@ -264,6 +264,11 @@ class BilinearShapeError(BilinearUnchecked):
         return d2l.DotProductAttention.__call__(self, queries @ M, keys, values, valid_lens, training)
 
 
+def never_masks(X, valid_lens):
+    """A softmax that ignores the valid lengths altogether."""
+    return jax.nn.softmax(X, axis=-1)
+
+
 ANSWERS = {
     "masked-softmax": {
         "right": [softmax_by_where],
@@ -274,6 +279,7 @@ ANSWERS = {
             "promoted": promoted,
             "nan_for_zero": nan_for_zero,
             "first_length_only": first_length_only,
+            "never_masks": never_masks,
         },
         "stub": softmax_stub,
         "ellipsis": softmax_ellipsis,
