@@ -284,8 +284,8 @@ def _masked_softmax(
         # The most negative finite score that X's dtype can hold
         lowest = torch.finfo(X.dtype).min
     # Small tensors take the path with the fewest operations, large ones the
-    # path with the fewest passes over the scores. The threshold was chosen
-    # by timing on the machine the library was tuned on. (A tensor on the
+    # path with the fewest passes over the scores. The threshold comes from
+    # timing both (benchmarks/masked_softmax_paths.py). (A tensor on the
     # meta device has no values at all.)
     small = X.numel() < 2**14 or X.is_meta
     if padding is not None and overwrite:
@@ -296,8 +296,8 @@ def _masked_softmax(
             if small:
                 X.masked_fill_(padding, lowest)
             else:
-                # The same fill, faster on large tensors where the library
-                # was tuned (out= wants the fill value as a tensor)
+                # The same fill, which was faster on large tensors where
+                # it was timed (out= wants the fill value as a tensor)
                 torch.where(padding, X.new_full((), lowest), X, out=X)
     elif padding is not None:
         # A masked copy in one pass: X itself is untouched
@@ -565,9 +565,10 @@ class AdditiveAttention(nn.Module):
     (a chunk of queries; at least one query), so that beyond its inputs,
     output and (batch size, no. of queries, no. of key-value pairs) weights
     a call needs about max(``max_features``, batch size x no. of key-value
-    pairs x h) numbers. With autograd, each chunk's features are computed
-    again in the backward pass (activation checkpointing) instead of being
-    stored: the same gradients, for about one more forward pass of time.
+    pairs x h) numbers. When the features need more than one chunk and
+    autograd records, each chunk's features are computed again in the
+    backward pass (activation checkpointing) instead of being stored: the
+    same gradients, for about one more forward pass of time.
     """
 
     max_features = 2**23  # 32 MiB of float32
