@@ -43,6 +43,7 @@ __all__ = [
     "placeholders",
     "quotes_figures",
     "recorded_figures",
+    "without_placeholders",
     "write_number",
 ]
 
@@ -86,6 +87,14 @@ def _check_spec(spec: str) -> None:
 def mentions_figures(text: str) -> bool:
     """Whether a markdown text mentions the role at all (well formed or not)."""
     return ROLE in text
+
+
+def without_placeholders(text: str, stand_in: str = "0") -> str:
+    """Return a markdown text with each mention of the role (well formed or not) replaced by ``stand_in``.
+
+    The translation checker reads prose this way: a cell id such as ``query-key-timing`` is no prose.
+    """
+    return MENTION.sub(stand_in, text)
 
 
 def placeholders(text: str) -> list[Placeholder]:
