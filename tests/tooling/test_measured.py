@@ -275,3 +275,14 @@ def test_an_unknown_figure_fails_notebooks_and_check_naming_page_cell_and_placeh
         "chapters/id/tabs.ipynb, cell quote: {measured}`speed-timing.speedup:,.2f`: "
         "cell 'speed-timing' recorded no figure 'speedup' (it recorded slowdown)"
     ) in result.stderr
+
+
+def test_the_slides_show_the_figures_in_the_prose_and_nothing_of_the_record():
+    from booktools.slides.lecture import lecture_cells
+
+    cells = [code("timing", "#@tab all\nrecord_figures(small=a)", figures_output({"small": 1.0}))]
+    printed = new_output("stream", name="stdout", text="1.00x\n")
+    cells.append(code("timing-printed", "#@tab all\nprint(a)", printed, figures_output({"large": 2.0})))
+    kept = lecture_cells(cells)
+    assert not any(is_figures_output(output) for cell in kept for output in cell.outputs)
+    assert kept[1].outputs == [printed]
