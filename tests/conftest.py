@@ -267,3 +267,36 @@ def make_synthetic_book() -> Callable[[Path], Path]:
 def synthetic_book(tmp_path: Path) -> Path:
     """A fresh synthetic repository (see ``write_synthetic_book``) under ``tmp_path/book``."""
     return write_synthetic_book(tmp_path / "book")
+
+
+# Measured figures (booktools.sources.measured) on the synthetic page ------------------
+
+FIGURES_MIME = "application/vnd.d2l.figures+json"
+MEASURING_CELL = "speed-timing"
+
+
+def record_figures(book: Path, figures: dict[str, float], languages: tuple[str, ...] = ("en", "id")) -> None:
+    """Give the synthetic page of ``book``, in each of ``languages``, a timing cell (id ``speed-timing``,
+    ``#@tab all``) whose stored output records ``figures``, and before its last cell the markdown
+    cell ``quote`` saying ``Speedup: {measured}`speed-timing.speedup:,.2f`.``; a second call
+    changes the stored figures only (as a new ``make outputs`` would)."""
+    for language in languages:
+        path = Project(book).edition_dir(language) / f"{SYNTHETIC_PAGE}.ipynb"
+        notebook = nbformat.read(path, as_version=4)
+        output = new_output("display_data", data={FIGURES_MIME: dict(figures)})
+        timing = next((cell for cell in notebook.cells if cell.id == MEASURING_CELL), None)
+        if timing is None:
+            source = (
+                "#@tab all\nrecord_figures(" + ", ".join(f"{name}={value}" for name, value in figures.items()) + ")"
+            )
+            timing = _code(MEASURING_CELL, source, tags=("nbval-ignore-output",))
+            quote = _markdown("quote", "Speedup: {measured}`speed-timing.speedup:,.2f`.")
+            notebook.cells[-1:-1] = [timing, quote]
+        timing.outputs = [output]
+        nbformat.write(notebook, path)
+
+
+@pytest.fixture(scope="session")
+def measure_synthetic() -> Callable[..., None]:
+    """``record_figures``: a measurement on the synthetic page and the prose that quotes it."""
+    return record_figures

@@ -3,7 +3,8 @@
 ``chapters/<lang>/<page>.ipynb`` holds every framework (see ``booktools.sources.frameworks``);
 ``notebooks/<lang>/<framework>/<page>.ipynb`` holds one: the shared cells and that
 framework's cells, without the ``#@tab``/``:begin_tab:`` marks and without d2lbook's
-slide marks (``booktools.sources.slide_marks``; ``booktools.slides.decks`` derives with them), with their stored
+slide marks (``booktools.sources.slide_marks``; ``booktools.slides.decks`` derives with them), with the
+measured figures their prose quotes written in (``booktools.sources.measured``), with their stored
 outputs, after an install cell that adds ``d2l_lib[<extra>]`` where it is missing
 (Colab). These are the notebooks that ``make outputs`` executes, nbval replays,
 the Colab buttons open and ``make lab`` shows. They are generated, never edited:
@@ -26,7 +27,9 @@ import nbformat
 
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS, Framework, page_frameworks, strip_marks
+from booktools.sources.measured import fill_page, quotes_figures
 from booktools.sources.slide_marks import strip_slide_marks
+from booktools.sources.strings import load_strings
 
 INSTALL_CELL_ID = "install"
 INSTALL_CELL = """\
@@ -69,14 +72,25 @@ def derived_path(source: Path, framework: Framework, project: Project) -> Path:
     return project.notebooks_dir / project.language_of(source) / framework.name / source.name
 
 
-def derive(source: Path, framework: Framework, project: Project, slide_marks: bool = False) -> nbformat.NotebookNode:
+def derive(
+    source: Path, framework: Framework, project: Project, slide_marks: bool = False, figures: bool = True
+) -> nbformat.NotebookNode:
     """Return the notebook of one framework derived from a source page (with its slide marks if ``slide_marks``).
+
+    The measured figures its prose quotes are written into the markdown from the page's stored
+    outputs (``booktools.sources.measured``), unless ``figures`` is false: ``make outputs``
+    runs the code before there are figures to quote. The cells keep their outputs, the records
+    of figures included (a display of a MIME type Jupyter and Colab do not show).
 
     Raises:
         booktools.sources.frameworks.TabError: if the source's framework marks are malformed.
+        booktools.sources.measured.MeasuredError: for a placeholder that cannot be filled.
     """
     notebook = nbformat.read(source, as_version=4)
-    marks = page_frameworks(notebook.cells, project.relative(source))
+    where = project.relative(source)
+    marks = page_frameworks(notebook.cells, where)
+    if figures and quotes_figures(notebook.cells):
+        fill_page(notebook.cells, load_strings(project, project.language_of(source)).numbers, where)
     cells = [install_cell(framework, project)]
     for cell, belongs in zip(notebook.cells, marks):
         if belongs is not None and framework.name not in belongs:
@@ -157,7 +171,7 @@ def run(project: Project, check: bool = False) -> int:
             print(f"{folder}/ matches the source pages")
             return 0
         written = write(project)
-    except ValueError as error:  # TabError, ConfigError, a page _toc.yml names missing
+    except ValueError as error:  # TabError, MeasuredError, ConfigError, a page _toc.yml names missing
         print(f"make notebooks: {error}", file=sys.stderr)
         return 2
     print(f"wrote {len(written)} notebooks under {folder}/")

@@ -56,7 +56,7 @@ def execute(notebook: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookN
 
 def execute_framework(source: Path, framework: Framework, project: Project) -> dict[str, list[Any]]:
     """Run the derived notebook of ``source`` for ``framework``; return the outputs by cell id."""
-    notebook = derive.derive(source, framework, project)
+    notebook = derive.derive(source, framework, project, figures=False)  # the figures are what it measures
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None

@@ -1,7 +1,8 @@
 """What of a page goes to d2lbook for the slides, and what comes back from it (``booktools.slides.decks``).
 
 Before d2lbook (:func:`lecture_cells`): the cells up to the exercises, less the Colab install
-cell, the code the book hides and the quiz; a marked heading's ``#`` inside its mark, so the
+cell, the code the book hides, the quiz and the records of measured figures (their prose has the
+figures written in, ``booktools.sources.measured``); a marked heading's ``#`` inside its mark, so the
 heading stays the slide's title; a placeholder output in every code cell without one, so that
 d2lbook does not merge it into the next cell. After d2lbook (:func:`fit_slide_notebook`): the
 placeholders removed, and the slides split to fit the screen (``booktools.slides.fit``).
@@ -15,6 +16,7 @@ import nbformat
 
 from booktools.derive.notebooks import INSTALL_CELL_ID
 from booktools.slides.fit import fit_slides
+from booktools.sources.measured import is_figures_output
 from booktools.sources.quizzes import QUIZ_TAG
 from booktools.sources.slide_marks import titles_inside_marks
 
@@ -32,6 +34,8 @@ APART = "application/vnd.d2l.slides-apart"
 def lecture_cells(cells: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
     """Return the cells that go to d2lbook: up to the exercises, less the install cell, hidden code and quiz.
 
+    Code cells lose their records of measured figures, which the prose already quotes.
+
     The quiz cell's source is one call, but d2lbook would show its output, every question
     with its answer key and explanations. Timing cells show their results only, and every
     code cell is kept apart from the next (:data:`APART`).
@@ -48,6 +52,8 @@ def lecture_cells(cells: list[nbformat.NotebookNode]) -> list[nbformat.NotebookN
             cell.source = titles_inside_marks(cell.source)
         if cell.cell_type == "code" and TIMING_TAG in tags:
             cell.metadata["transient"] = {"remove_source": True}
+        if cell.cell_type == "code":  # nbconvert would warn about its MIME type and show nothing
+            cell.outputs = [output for output in cell.get("outputs", []) if not is_figures_output(output)]
         if cell.cell_type == "code" and not cell.get("outputs"):
             cell.outputs = [nbformat.v4.new_output("display_data", data={APART: ""})]
         kept.append(cell)

@@ -7,5 +7,7 @@
 - ``slide_marks``: d2lbook's slide marks in markdown, stripped for the book, kept for the decks.
 - ``myst``: markdown as MyST reads it (headings and their labels).
 - ``quizzes``: the quizzes' answer keys and each edition's quiz data, and how they must agree.
-- ``strings``: each edition's interface strings (``chapters/<lang>/strings.yml``).
+- ``strings``: each edition's interface strings and number format (``chapters/<lang>/strings.yml``).
+- ``measured``: the measured figures the prose quotes (``{measured}`CELL-ID.NAME:FORMAT```), filled from
+  the figures a cell's stored outputs recorded, in the edition's number format.
 """

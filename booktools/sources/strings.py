@@ -2,7 +2,8 @@
 
 Everything the site itself says around the pages (the buttons of the code cells,
 the Live code button and its messages, the link to the slides, the API page's
-title and introduction, the PDFs' links, cover and contents), and the instructor's README of ``make assignment``, is
+title and introduction, the PDFs' links, cover and contents), how it writes a number (the
+figures measured by the pages' code, quoted in their prose), and the instructor's README of ``make assignment``, is
 in its edition's file, English included, and nowhere else. A file that lacks a
 string, or has one the schema does not know, fails the build (and ``make
 assignment``) naming the file and the key (``booktools.sources.schema``): no
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from booktools.project import Project
@@ -26,6 +27,7 @@ __all__ = [
     "AssignmentStrings",
     "EditionStrings",
     "LiveStrings",
+    "NumberStrings",
     "PdfStrings",
     "check_library_messages",
     "load_strings",
@@ -95,6 +97,21 @@ class AssignmentStrings:
     no_pages: str
 
 
+def _separator(value: str) -> str:
+    """Check that a number separator is one character that is neither a digit nor a sign."""
+    if len(value) != 1 or value.isdigit() or value in "+-":
+        raise ValueError(f"expected one character that is not a digit or a sign, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class NumberStrings:
+    """How the edition writes a number: the measured figures its prose quotes (``booktools.sources.measured``)."""
+
+    decimal: str = field(metadata={"check": _separator})  # the decimal mark: "." in 3.5, "," in 3,5
+    thousands: str = field(metadata={"check": _separator})  # between groups of three digits: "," in 1,234
+
+
 @dataclass(frozen=True)
 class EditionStrings:
     """Every interface string of one edition."""
@@ -104,6 +121,7 @@ class EditionStrings:
     toggle_hint: str  # sphinx-togglebutton's hint on a collapsed solution
     toggle_hint_hide: str
     slides: str  # "Slides": the link on every page, the landing page and the decks' index
+    numbers: NumberStrings
     api: ApiStrings
     live: LiveStrings
     pdf: PdfStrings

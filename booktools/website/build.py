@@ -48,6 +48,7 @@ from booktools.project import SITE_FILES, Project
 from booktools.sources import config as book_config
 from booktools.sources.config import Edition
 from booktools.sources.frameworks import TabError
+from booktools.sources.measured import MeasuredError
 from booktools.sources.strings import load_strings
 from booktools.website import site_url
 from booktools.website.alt_text import AltTextError
@@ -146,7 +147,7 @@ def prepare_edition(
     toc_file.write_text(header + yaml.safe_dump(with_api_page(toc), sort_keys=False), encoding="utf-8")
     try:
         source = write_edition_sources(project.chapters / edition.code, work / "src", project)
-    except (TabError, AltTextError, book_config.ConfigError) as error:
+    except (TabError, MeasuredError, AltTextError, book_config.ConfigError) as error:
         log.write_text(f"ERROR: {error}\n", encoding="utf-8")
         return EditionResult(edition, 1, log, [f"ERROR: {error}"])
     command = [jupyter_book_command(), "build", str(source), "--path-output", str(work), "--config"]

@@ -16,6 +16,10 @@ copy of the edition in which the marks are replaced by what the Sphinx side
   marks gains, after its title, a line linking its decks
   (``booktools.slides.decks``, one per framework);
 - the edition gains the generated API page ``api.md`` (``booktools.website.api_docs``);
+- a markdown cell gets the measured figures it quotes written in, in the edition's
+  number format, and a code cell loses its record of figures, an output meant for the
+  prose only (``booktools.sources.measured``): myst-nb would warn about its MIME type,
+  which fails the strict build, and would show nothing for it;
 - a code cell holding a figure of ``show_heatmaps`` gets the figure's alt text in
   the edition's language, from the description the figure carries
   (``booktools.website.alt_text``).
@@ -36,9 +40,10 @@ import nbformat
 
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS, NAMES, page_frameworks, strip_marks
+from booktools.sources.measured import MeasuredError, fill_page, fill_text, is_figures_output, mentions_figures
 from booktools.sources.myst import extensions_of, headings
 from booktools.sources.slide_marks import mark_kinds, strip_slide_marks
-from booktools.sources.strings import load_strings
+from booktools.sources.strings import EditionStrings, load_strings
 from booktools.website import api_docs
 from booktools.website.alt_text import edition_heatmap_text, set_heatmap_alt_text
 
@@ -55,6 +60,8 @@ def book_notebook(notebook: nbformat.NotebookNode, where: str = "page") -> nbfor
     for cell, belongs in zip(result.cells, page_frameworks(notebook.cells, where)):
         if cell.cell_type == "markdown":
             cell.source = strip_slide_marks(cell.source)
+        else:
+            cell.outputs = [output for output in cell.get("outputs", []) if not is_figures_output(output)]
         if belongs is None:
             continue
         text = strip_marks(cell)
@@ -112,10 +119,25 @@ def add_slides_link(
     return notebook
 
 
+def _md_page(path: Path, strings: EditionStrings, project: Project) -> str:
+    """The text of an ``.md`` page; it has no code cells, so a ``{measured}`` in it quotes nothing."""
+    text = path.read_text(encoding="utf-8")
+    if not mentions_figures(text):
+        return text
+    try:
+        return fill_text(text, {}, strings.numbers)
+    except MeasuredError as error:
+        raise MeasuredError(f"{project.relative(path)}: {error}") from None
+
+
 def write_edition_sources(source_dir: Path, target_root: Path, project: Project) -> Path:
     """Write the renderable copy of ``source_dir`` (``chapters/<code>``) under ``target_root``.
 
     Returns the folder to build (``target_root/chapters/<code>``).
+
+    Raises:
+        booktools.sources.frameworks.TabError: for malformed framework marks.
+        booktools.sources.measured.MeasuredError: for a measured figure that cannot be filled in.
     """
     shutil.rmtree(target_root, ignore_errors=True)
     target = target_root / project.relative(source_dir)
@@ -126,12 +148,13 @@ def write_edition_sources(source_dir: Path, target_root: Path, project: Project)
     for path in sorted(source_dir.iterdir()):
         if path.suffix == ".ipynb":
             source = nbformat.read(path, as_version=4)
+            fill_page(source.cells, strings.numbers, project.relative(path))
             page = book_notebook(source, project.relative(path))
             notebook = add_slides_link(page, strings.slides, path.stem, has_slides(source), extensions)
             set_heatmap_alt_text(notebook, heatmap_text, project.relative(path))
             nbformat.write(notebook, target / path.name)
         elif path.suffix == ".md":
-            (target / path.name).write_text(strip_slide_marks(path.read_text(encoding="utf-8")), encoding="utf-8")
+            (target / path.name).write_text(strip_slide_marks(_md_page(path, strings, project)), encoding="utf-8")
         elif path.is_file() and path != project.strings_file(source_dir.name):  # strings go in as settings
             shutil.copy2(path, target / path.name)
     (target / f"{api_docs.PAGE}.md").write_text(api_docs.page(strings.api), encoding="utf-8")

@@ -153,6 +153,18 @@ def test_no_remote_scripts_or_stylesheets(site):
     assert offenders == []
 
 
+def test_no_measured_placeholder_is_left_in_any_built_page_or_deck(site):
+    """Every figure the prose quotes was written in (booktools.sources.measured), and no record of figures shows."""
+    offenders = [
+        f"{path.relative_to(site)}: {word}"
+        for path in site.rglob("*.html")
+        for text in [path.read_text(encoding="utf-8", errors="replace")]
+        for word in ("{measured}", "application/vnd.d2l.figures+json")
+        if word in text
+    ]
+    assert offenders == []
+
+
 def test_citations_have_a_bibliography(site, built_editions):
     for code in built_editions:
         found = tags(site / code / f"{CHAPTER}.html")
@@ -361,6 +373,45 @@ def test_a_malformed_tab_group_fails_the_build_naming_notebook_and_cell(syntheti
     assert re.search(
         r"en: FAILED[\s\S]*chapters/en/tabs\.ipynb.*cell double: "
         r"the tab group starting here has no cell for tensorflow",
+        report,
+    ), report
+    assert not (synthetic_book / "_build" / "html" / "index.html").exists()
+
+
+# Measured figures (booktools.sources.measured) ---------------------------------------------
+
+
+def test_the_built_pages_and_notebooks_state_the_stored_measurement(synthetic_book: Path, measure_synthetic):
+    """The synthetic book in English and Indonesian, its timing cell's stored figure changed as a new
+    ``make outputs`` would change it: the pages state the new figure, each in its edition's format,
+    and show nothing of the record (nor does myst-nb warn about its MIME type: the build is strict)."""
+    measure_synthetic(synthetic_book, {"speedup": 1.5})
+    measure_synthetic(synthetic_book, {"speedup": 3210.987})
+    result = build_book(synthetic_book, pdf=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for code, figure in (("en", "3,210.99"), ("id", "3.210,99")):
+        html = (Project(synthetic_book).site_dir / code / "tabs.html").read_text(encoding="utf-8")
+        text = BeautifulSoup(html, "html.parser").get_text(" ")
+        assert f"Speedup: {figure}." in text, code
+        assert "{measured}" not in html and "d2l.figures" not in html and "Speedup: 1" not in text, code
+    derived = subprocess.run(
+        [sys.executable, "-m", "booktools", "notebooks"], cwd=synthetic_book, capture_output=True, text=True
+    )
+    assert derived.returncode == 0, derived.stderr
+    notebook = nbformat.read(Project(synthetic_book).notebooks_dir / "id" / "jax" / "tabs.ipynb", as_version=4)
+    assert "Speedup: 3.210,99." in [cell.source for cell in notebook.cells]
+
+
+def test_a_figure_no_cell_recorded_fails_the_build_naming_page_cell_and_placeholder(
+    synthetic_book: Path, measure_synthetic
+):
+    measure_synthetic(synthetic_book, {"slowdown": 2.0})
+    result = build_book(synthetic_book, pdf=False)
+    report = result.stdout + result.stderr
+    assert result.returncode == 1, report
+    assert re.search(
+        r"en: FAILED[\s\S]*chapters/en/tabs\.ipynb, cell quote: \{measured\}`speed-timing\.speedup:,\.2f`: "
+        r"cell 'speed-timing' recorded no figure 'speedup'",
         report,
     ), report
     assert not (synthetic_book / "_build" / "html" / "index.html").exists()

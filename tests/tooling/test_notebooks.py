@@ -40,6 +40,16 @@ def code_cells(path: Path) -> list[tuple[int, nbformat.NotebookNode]]:
     return [(number, cell) for number, cell in enumerate(notebook.cells, start=1) if cell.cell_type == "code"]
 
 
+@pytest.mark.parametrize("path", DERIVED, ids=lambda path: str(PROJECT.relative(path)))
+def test_every_measured_figure_is_written_into_the_derived_notebooks(path: Path):
+    """No ``{measured}`` placeholder is left for Jupyter or Colab to show as text (booktools.sources.measured)."""
+    if not path.exists():
+        pytest.fail(f"{PROJECT.relative(path)} is missing: run `make notebooks`")
+    notebook = nbformat.read(path, as_version=4)
+    left = [cell.id for cell in notebook.cells if cell.cell_type == "markdown" and "{measured}" in cell.source]
+    assert left == [], f"{PROJECT.relative(path)}: placeholders left in cells {left}; run `make notebooks`"
+
+
 def ends_with_semicolon(source: str) -> bool:
     """Whether a cell's code ends with ``;``, ignoring comments and blank lines."""
     skipped = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}

@@ -15,7 +15,14 @@ import pytest
 from booktools.__main__ import main
 from booktools.checks.translations.cells import Cell
 from booktools.checks.translations.check import check
-from booktools.checks.translations.compare import check_english_left, compare_markdown, compare_outputs
+from booktools.checks.translations.compare import (
+    check_english_left,
+    check_style_rules,
+    compare_figures,
+    compare_markdown,
+    compare_outputs,
+)
+from booktools.checks.translations.glossary import read_rules
 from booktools.checks.translations.prose import looks_english
 from booktools.checks.translations.pycode import code_prose
 from booktools.project import Project
@@ -23,6 +30,7 @@ from booktools.project import Project
 CHAPTER = "attention-scoring-functions.ipynb"
 PRACTICE = "attention-scoring-in-practice.ipynb"
 PROJECT = Project.here()
+FIGURES_MIME = "application/vnd.d2l.figures+json"
 
 
 @pytest.fixture
@@ -290,6 +298,66 @@ def test_outputs_that_nbval_ignores_may_differ() -> None:
     ignored = ("nbval-ignore-output",)
     assert compare_outputs(cell("0.1", ignored), cell("0.2", ignored)) == []
     assert compare_outputs(cell("0.1", ()), cell("0.2", ()))
+
+
+def test_records_of_measured_figures_may_differ_in_value_not_in_names() -> None:
+    def cell(figures: dict[str, float], tags: tuple[str, ...] = ()) -> Cell:
+        output = {"output_type": "display_data", "metadata": {}, "data": {FIGURES_MIME: figures}}
+        return Cell(1, "timing", "code", "record_figures(small=a)", tags, (output,))
+
+    assert compare_outputs(cell({"small": 1.21}), cell({"small": 1.19})) == []  # each edition's own run
+    assert compare_outputs(cell({"small": 1.2}), cell({"large": 1.2})) == [
+        f"output 1 differs from English ({FIGURES_MIME})"
+    ]
+    ignored = ("nbval-ignore-output",)
+    assert compare_outputs(cell({"small": 1.21}, ignored), cell({"small": 1.19}, ignored)) == []
+
+
+def measured_cell(text: str) -> Cell:
+    return Cell(1, "speed-md", "markdown", text)
+
+
+def test_measured_figures_must_be_quoted_as_in_english() -> None:
+    english = measured_cell("Fused is {measured}`fused.small:.2f` and {measured}`fused.large:,.1f` times faster.")
+    same = measured_cell("Terfusi {measured}`fused.small:.2f` dan {measured}`fused.large:,.1f` kali lebih cepat.")
+    assert compare_figures(english, same) == [] and compare_markdown(english, same) == []
+    swapped = measured_cell("Terfusi {measured}`fused.large:,.1f` dan {measured}`fused.small:.2f` kali.")
+    assert compare_figures(english, swapped) == [
+        "measured figures differ from English: same items in a different order"
+    ]
+    other_format = measured_cell("Terfusi {measured}`fused.small:.1f` dan {measured}`fused.large:,.1f` kali.")
+    assert compare_figures(english, other_format) == [
+        "measured figures differ from English: English has 'fused.small:.2f'; the translation has 'fused.small:.1f'"
+    ]
+    written_out = measured_cell("Terfusi 1,23 dan {measured}`fused.large:,.1f` kali.")
+    assert compare_figures(english, written_out) == [
+        "measured figures differ from English: English has 'fused.small:.2f'"
+    ]
+    malformed = measured_cell("Terfusi {measured}`fused.small` dan {measured}`fused.large:,.1f` kali.")
+    assert (
+        "measured figure in the translation: '{measured}`fused.small`' is malformed"
+        in compare_figures(english, malformed)[0]
+    )
+
+
+def test_a_placeholder_is_no_prose_for_the_style_rules() -> None:
+    rules = read_rules("id", PROJECT)
+    cell = measured_cell("Skor {measured}`key-query-timing.small:.2f` kali lebih cepat.")
+    assert check_style_rules(cell, rules, PROJECT) == []
+    assert check_style_rules(measured_cell("Skor key-query kali lebih cepat."), rules, PROJECT)
+
+
+def test_a_measured_figure_quoted_differently_in_id(book: Project) -> None:
+    text = "\n\nSee {measured}`timing.small:.2f`."
+    for language in ("en", "id"):
+        edit_cell(book, language, "title", lambda cell: setattr(cell, "source", cell.source + text))
+    before = check(book)
+    here = edit_cell(book, "id", "title", replace(":.2f`", ":.3f`"))
+    added = set(check(book)) - set(before)
+    assert added == {
+        f"{here}: measured figures differ from English: English has 'timing.small:.2f'; "
+        "the translation has 'timing.small:.3f'"
+    }
 
 
 def test_a_translated_admonition_title_is_prose() -> None:

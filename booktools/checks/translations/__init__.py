@@ -9,9 +9,11 @@ original, cell by cell:
   framework's cells are covered;
 - code cells: the same parsed code (comments and docstrings are free to differ),
   with ``#@save`` on the same statements, and the same stored outputs (only
-  their kinds where nbval ignores them);
+  their kinds where nbval ignores them; of a record of measured figures, only the names);
 - markdown, parsed as MyST parses it: the same math blocks and labels, inline
-  math, MyST labels, role targets, directives, heading levels and URLs;
+  math, MyST labels, role targets, directives, heading levels and URLs, and the
+  measured figures quoted (``{measured}`CELL-ID.NAME:FORMAT```, ``booktools.sources.measured``),
+  same cell, name and format in the same order;
 - the glossary ``chapters/glossary.yml``: no banned variant anywhere, and the
   chosen term in each markdown cell whose English original names the concept;
 - the glossary's style rules (its ``rules``, per edition): no text that breaks

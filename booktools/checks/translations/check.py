@@ -17,6 +17,7 @@ from booktools.checks.translations.compare import (
     check_glossary,
     check_style_rules,
     compare_code,
+    compare_figures,
     compare_frameworks,
     compare_markdown,
     compare_outputs,
@@ -60,6 +61,7 @@ def compare_page(
             found += compare_code(english, translation, language) + compare_outputs(english, translation)
         elif english.kind == "markdown":
             found += compare_markdown(english, translation) + compare_slide_marks(english, translation)
+            found += compare_figures(english, translation)
         elif english.source != translation.source:
             found.append(f"{english.kind} cell differs from English")
         if english.kind in ("code", "markdown"):

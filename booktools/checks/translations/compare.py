@@ -7,14 +7,19 @@
   docstrings are free to differ); :func:`compare_outputs`: the same stored outputs
   (only their kinds where nbval ignores them);
 - :func:`compare_markdown`: the same math, labels, role targets, directives,
-  heading levels and URLs;
+  heading levels and URLs; :func:`compare_figures`: the same measured figures
+  quoted (``{measured}`CELL-ID.NAME:FORMAT```, ``booktools.sources.measured``): same cell,
+  name and format, in the same order;
 - :func:`check_english_left`: no sentence left in English;
 - :func:`check_glossary`: no banned variant, and the chosen term where English names the concept;
 - :func:`check_style_rules`: nothing that breaks one of the edition's style rules
   (the glossary's ``rules``).
 
 Markdown is read without its slide marks (``booktools.sources.slide_marks``), as the book
-and the slides show it: ``(**$$ ... $$**) (label)`` is a labelled equation.
+and the slides show it: ``(**$$ ... $$**) (label)`` is a labelled equation. The glossary and
+the style rules read it with each measured figure's placeholder as a number (``0``): a cell id
+is no prose. A code cell's record of measured figures is compared by the names it records, not
+their values, which each edition measured in its own run.
 """
 
 from __future__ import annotations
@@ -40,6 +45,13 @@ from booktools.checks.translations.pycode import code_prose, normalized_code
 from booktools.project import SOURCE_LANGUAGE, Project
 from booktools.sources.exercises import EDITION_OUTPUT_TAGS
 from booktools.sources.frameworks import BEGIN_TAB, END_TAB, TAB_LINE, TabError, cell_frameworks
+from booktools.sources.measured import (
+    FIGURES_MIME,
+    MeasuredError,
+    is_figures_output,
+    placeholders,
+    without_placeholders,
+)
 from booktools.sources.quizzes import QUIZ_TAG, quiz_prose
 from booktools.sources.save_marks import SAVE_MARK, saved_statements
 from booktools.sources.slide_marks import mark_kinds, strip_slide_marks
@@ -93,6 +105,10 @@ def _plain_outputs(cell: Cell) -> list[dict[str, Any]]:
     result: list[dict[str, Any]] = []
     for stored in cell.outputs:
         output = {key: value for key, value in stored.items() if key != "execution_count"}
+        if is_figures_output(output):  # each edition's run measured its own figures: their names must agree
+            recorded = output["data"][FIGURES_MIME]
+            names = sorted(recorded) if isinstance(recorded, dict) else recorded
+            output = {**output, "data": {FIGURES_MIME: dict.fromkeys(names, "(measured)")}}
         if EDITION_OUTPUT_TAGS & set(cell.tags) and output["output_type"] == "stream":
             # printed in the edition's language (and wrapped to its words): a check's report must
             # mark the same properties as holding (✓) or failing (✗), in the same order, as English
@@ -196,12 +212,33 @@ def compare_markdown(english: Cell, translation: Cell) -> list[str]:
         ("math blocks", math(want.math_blocks), math(have.math_blocks), True),
         ("inline math", [f"${m}$" for m in want.inline_math], [f"${m}$" for m in have.inline_math], False),
         ("labels", want.labels, have.labels, True),
-        ("role targets", want.roles, have.roles, False),
+        ("role targets", _other_roles(want.roles), _other_roles(have.roles), False),
         ("directives", want.directives, have.directives, True),
         ("heading levels", want.headings, have.headings, True),
         ("URLs", want.urls, have.urls, False),
     ]
     return [problem for what, a, b, ordered in checks if (problem := difference(what, a, b, ordered))]
+
+
+def _other_roles(roles: list[str]) -> list[str]:
+    """Role targets other than the measured figures' (``compare_figures`` compares those, in order)."""
+    return [role for role in roles if not role.startswith("{measured}")]
+
+
+def compare_figures(english: Cell, translation: Cell) -> list[str]:
+    """Describe how the measured figures a translated markdown cell quotes differ from English's.
+
+    Each placeholder ``{measured}`CELL-ID.NAME:FORMAT``` is code, not prose: the same cell, name
+    and format, in the same order.
+    """
+    found: list[list[str]] = []
+    for cell in (english, translation):
+        try:
+            found.append([placeholder.key for placeholder in placeholders(cell.source)])
+        except MeasuredError as error:
+            return [f"measured figure in {'English' if cell is english else 'the translation'}: {error}"]
+    problem = difference("measured figures", found[0], found[1])
+    return [problem] if problem else []
 
 
 def _blank_framework_marks(source: str) -> str:
@@ -249,7 +286,11 @@ def check_glossary(english: Cell, translation: Cell, terms: list[Term], project:
     problems = []
     # A code cell's prose is its comments and docstrings (its code is English's, names such as
     # torch.autograd included); a quiz cell's texts are in its edition's quiz data.
-    texts = [(1, translation.source)] if translation.kind == "markdown" else _prose(translation, project)
+    texts = (
+        [(1, without_placeholders(translation.source))]
+        if translation.kind == "markdown"
+        else _prose(translation, project)
+    )
     for term in terms:
         for variant in term.banned:
             for where, text in texts:
@@ -272,7 +313,7 @@ def check_glossary(english: Cell, translation: Cell, terms: list[Term], project:
 def _rule_texts(cell: Cell, rule: StyleRule, project: Project) -> list[tuple[int | str, str]]:
     """(where, text) a style rule searches: a markdown cell's source, or a code cell's prose (a quiz's texts)."""
     if cell.kind == "markdown":
-        source = strip_slide_marks(cell.source, keep_slides_only=True)
+        source = without_placeholders(strip_slide_marks(cell.source, keep_slides_only=True))
         return [(1, source if rule.emphasis else source.replace("*", ""))]
     return _prose(cell, project)
 
