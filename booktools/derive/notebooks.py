@@ -103,6 +103,9 @@ def derive(
     code_cells = [cell for cell in cells if cell.cell_type == "code"]
     for count, cell in enumerate(code_cells, start=1):  # as one run from the top numbers them
         cell.execution_count = count
+        for output in cell.outputs:  # a result shared by the frameworks carries this run's count
+            if output.output_type == "execute_result":
+                output.execution_count = count
     derived: nbformat.NotebookNode = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(notebook.metadata))
     derived.nbformat_minor = notebook.nbformat_minor
     derived.metadata["d2l"] = {

@@ -64,6 +64,11 @@ def execute_framework(source: Path, framework: Framework, project: Project) -> d
     return {cell["id"]: cell.outputs for cell in notebook.cells if cell.cell_type == "code"}
 
 
+def _without_counts(outputs: list[Any]) -> list[Any]:
+    """``outputs`` without the execution counts of their results, which number a framework's own cells."""
+    return [{key: value for key, value in output.items() if key != "execution_count"} for output in outputs]
+
+
 def merge_outputs(source: Path, outputs: dict[str, dict[str, list[Any]]], project: Project) -> None:
     """Store each framework's outputs in the source page's cells, by cell id.
 
@@ -77,7 +82,7 @@ def merge_outputs(source: Path, outputs: dict[str, dict[str, list[Any]]], projec
         found = [(name, outputs[name][cell.id]) for name in outputs if name in (cell_frameworks(cell) or ())]
         first_name, first = found[0]
         for name, other in found[1:]:
-            if other != first:
+            if _without_counts(other) != _without_counts(first):
                 raise OutputConflict(
                     f"{project.relative(source)}, cell {cell.id}: a cell shared by {first_name} "
                     f"and {name} gives different outputs in them"
