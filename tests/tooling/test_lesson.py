@@ -1,40 +1,34 @@
 """The chapter page is a lesson a student can follow in one sitting (issue 23).
 
-- at most ``MAX_WORDS`` words of prose a reader meets, in every framework's tab and
-  every edition's English original (paragraphs, list items, headings and captions;
-  not code, outputs, math displays, the other tabs' notes, collapsed solutions, the quiz
-  or the bibliography);
 - ``masked_softmax`` is at most ``MAX_LINES`` lines of code in every framework
   (blank lines, comments and docstrings not counted), and takes the same steps in the
   same order in all three: the same statements, kind by kind;
 - the lesson's layers and solutions call the public ``masked_softmax`` and nothing
   private, and the lesson saves nothing: the library is saved from the engineering page.
 
-``tests/library/test_lesson_equals_library.py`` and its JAX and TensorFlow twins prove
-that the lesson's code gives the library's results.
+Its length, at most 2,500 words of prose a reader meets in every framework's tab, is
+counted on the built page (``booktools.checks.page_words``), by
+``tests/book/test_page_words.py``. ``tests/library/test_lesson_equals_library.py`` and
+its JAX and TensorFlow twins prove that the lesson's code gives the library's results.
 """
 
 from __future__ import annotations
 
 import ast
 import io
-import re
 import tokenize
 
 import nbformat
 import pytest
 
 from booktools.project import Project
-from booktools.sources.frameworks import FRAMEWORKS, Framework, cell_frameworks, strip_marks
+from booktools.sources.frameworks import FRAMEWORKS, Framework, strip_marks
 from booktools.sources.save_marks import saved_statements
-from booktools.sources.slide_marks import strip_slide_marks
 
 LESSON = Project.here().edition_dir("en") / "attention-scoring-functions.ipynb"
-MAX_WORDS = 2500
 MAX_LINES = 25
 SUFFIX = {"pytorch": "", "jax": "-jax", "tensorflow": "-tf"}
 LAYER_CELLS = ("dot-product-attention", "additive-attention", "solution-1-code", "solution-2-code")
-NOT_COUNTED = {"quiz-md"}  # the quiz's heading and its one sentence belong to the quiz
 
 
 def lesson_cells() -> list[nbformat.NotebookNode]:
@@ -43,42 +37,6 @@ def lesson_cells() -> list[nbformat.NotebookNode]:
 
 def cell(cell_id: str) -> nbformat.NotebookNode:
     return next(c for c in lesson_cells() if c.get("id") == cell_id)
-
-
-def prose_words(source: str) -> int:
-    """The words a reader meets in one markdown cell."""
-    text = strip_slide_marks(source, keep_slides_only=False)
-    text = re.sub(r"^:(begin|end)_tab:.*$", " ", text, flags=re.MULTILINE)
-    text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.DOTALL)  # displayed equations
-    text = re.sub(r"^```(?!\{figure)[^\n]*\n.*?^```\s*$", " ", text, flags=re.DOTALL | re.MULTILINE)
-    text = re.sub(r"^(```|:::).*$|^:\w+:.*$|^\([^)\s]+\)=\s*$", " ", text, flags=re.MULTILINE)
-    text = re.sub(r"\{\w+\}`[^`]*`", "ref", text)  # a reference reads as its target's name
-    text = re.sub(r"\$[^$]+\$", "math", text)  # an inline formula reads as one word
-    return len([word for word in text.split() if re.search(r"\w", word)])
-
-
-def words_per_tab() -> dict[str, int]:
-    counts = {framework.name: 0 for framework in FRAMEWORKS}
-    in_solution = False
-    for c in lesson_cells():
-        if c.cell_type != "markdown":
-            continue
-        if c.source.startswith("```{solution-start}"):
-            in_solution = True
-        elif c.source.startswith("```{solution-end}"):
-            in_solution = False
-        elif not in_solution and c.get("id") not in NOT_COUNTED and "{bibliography}" not in c.source:
-            shown_in = cell_frameworks(c)
-            for name in counts:
-                if shown_in is None or name in shown_in:
-                    counts[name] += prose_words(c.source)
-    return counts
-
-
-def test_the_lesson_reads_in_one_sitting():
-    counts = words_per_tab()
-    too_long = {name: count for name, count in counts.items() if count > MAX_WORDS}
-    assert not too_long, f"the lesson has more than {MAX_WORDS} words of prose in these tabs: {too_long}"
 
 
 def code_lines(source: str) -> int:
