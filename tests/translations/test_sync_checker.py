@@ -140,13 +140,13 @@ def test_rewording_comments_and_docstrings_is_allowed(book: Project) -> None:
 @pytest.mark.parametrize("language", ["ko", "id"])
 def test_leaving_an_english_paragraph(book: Project, language: str) -> None:
     # The translator forgot the last paragraph of the cell: it is still the English one.
-    english = english_cell(PROJECT, "masked-softmax-choice-md").source.split("\n\n")[-1]
+    english = english_cell(PROJECT, "dot-weights-md").source.split("\n\n")[-1]
 
     def forget(cell: nbformat.NotebookNode) -> None:
         cell.source = "\n\n".join(cell.source.split("\n\n")[:-1] + [english])
 
-    where = edit_cell(book, language, "masked-softmax-choice-md", forget)
-    assert_reported(book, where, "prose left in English", "as in English", "The library's version of this function")
+    where = edit_cell(book, language, "dot-weights-md", forget)
+    assert_reported(book, where, "prose left in English", "as in English", "A loop over the examples")
 
 
 @pytest.mark.parametrize(
