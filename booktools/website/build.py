@@ -47,11 +47,8 @@ import yaml
 from booktools.project import SITE_FILES, Project
 from booktools.sources import config as book_config
 from booktools.sources.config import Edition
-from booktools.sources.frameworks import TabError
-from booktools.sources.measured import MeasuredError
 from booktools.sources.strings import load_strings
 from booktools.website import site_url
-from booktools.website.alt_text import AltTextError
 from booktools.website.api_docs import with_api_page
 from booktools.website.editions import (
     BuildError,
@@ -61,7 +58,7 @@ from booktools.website.editions import (
     load_yaml,
 )
 from booktools.website.landing import pdf_links, write_landing
-from booktools.website.pages import write_edition_sources
+from booktools.website.pages import SOURCE_ERRORS, write_edition_sources
 from booktools.website.preview_image import write_preview_image
 from booktools.website.sitemap import SitemapError, write_robots, write_sitemap
 from booktools.website.theme.warning_file import CONFIG_VALUE as WARNING_FILE_SETTING
@@ -147,7 +144,7 @@ def prepare_edition(
     toc_file.write_text(header + yaml.safe_dump(with_api_page(toc), sort_keys=False), encoding="utf-8")
     try:
         source = write_edition_sources(project.chapters / edition.code, work / "src", project)
-    except (TabError, MeasuredError, AltTextError, book_config.ConfigError) as error:
+    except (*SOURCE_ERRORS, book_config.ConfigError) as error:
         log.write_text(f"ERROR: {error}\n", encoding="utf-8")
         return EditionResult(edition, 1, log, [f"ERROR: {error}"])
     command = [jupyter_book_command(), "build", str(source), "--path-output", str(work), "--config"]

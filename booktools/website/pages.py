@@ -39,15 +39,17 @@ import jinja2
 import nbformat
 
 from booktools.project import Project
-from booktools.sources.frameworks import FRAMEWORKS, NAMES, page_frameworks, strip_marks
+from booktools.sources.frameworks import FRAMEWORKS, NAMES, TabError, page_frameworks, strip_marks
 from booktools.sources.measured import MeasuredError, fill_page, fill_text, is_figures_output, mentions_figures
 from booktools.sources.myst import extensions_of, headings
 from booktools.sources.slide_marks import mark_kinds, strip_slide_marks
 from booktools.sources.strings import EditionStrings, load_strings
 from booktools.website import api_docs
-from booktools.website.alt_text import edition_heatmap_text, set_heatmap_alt_text
+from booktools.website.alt_text import AltTextError, edition_heatmap_text, set_heatmap_alt_text
 
 TAB_CLASS = "d2l-tab-{}"
+# What a source page can be wrong in, as write_edition_sources reports it
+SOURCE_ERRORS = (TabError, MeasuredError, AltTextError)
 
 
 def book_notebook(notebook: nbformat.NotebookNode, where: str = "page") -> nbformat.NotebookNode:
@@ -138,6 +140,8 @@ def write_edition_sources(source_dir: Path, target_root: Path, project: Project)
     Raises:
         booktools.sources.frameworks.TabError: for malformed framework marks.
         booktools.sources.measured.MeasuredError: for a measured figure that cannot be filled in.
+        booktools.website.alt_text.AltTextError: for a heatmap whose text alternative cannot be written.
+        (``SOURCE_ERRORS`` names the three.)
     """
     shutil.rmtree(target_root, ignore_errors=True)
     target = target_root / project.relative(source_dir)

@@ -29,9 +29,9 @@ import nbformat
 import pytest
 
 from booktools.checks.translations.cells import Cell
-from booktools.checks.translations.compare import check_english_left, check_glossary, check_style_rules
 from booktools.checks.translations.glossary import read_glossary, read_rules
 from booktools.checks.translations.quiz_data import compare_quiz
+from booktools.checks.translations.wording import check_english_left, check_glossary, check_style_rules
 from booktools.project import Project
 from booktools.sources.quizzes import (
     QUIZ_TAG,

@@ -17,9 +17,10 @@ import pytest
 import yaml
 
 from booktools.checks.translations.cells import Cell
-from booktools.checks.translations.compare import check_english_left, check_style_rules, compare_markdown
+from booktools.checks.translations.compare import compare_markdown
 from booktools.checks.translations.glossary import GlossaryError, StyleRule, load_glossary
 from booktools.checks.translations.prose import WORD
+from booktools.checks.translations.wording import check_english_left, check_style_rules
 from booktools.project import Project
 from booktools.sources.quizzes import QUIZ_TAG, data_file, quiz_prose
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from booktools.checks.translations.cells import Cell
-from booktools.checks.translations.compare import check_english_left, compare_markdown
+from booktools.checks.translations.compare import compare_markdown
 from booktools.checks.translations.markdown import parse_markdown
+from booktools.checks.translations.wording import check_english_left
 from booktools.project import Project
 
 PROJECT = Project.here()

@@ -15,16 +15,11 @@ import pytest
 from booktools.__main__ import main
 from booktools.checks.translations.cells import Cell
 from booktools.checks.translations.check import check
-from booktools.checks.translations.compare import (
-    check_english_left,
-    check_style_rules,
-    compare_figures,
-    compare_markdown,
-    compare_outputs,
-)
+from booktools.checks.translations.compare import compare_figures, compare_markdown, compare_outputs
 from booktools.checks.translations.glossary import read_rules
 from booktools.checks.translations.prose import looks_english
 from booktools.checks.translations.pycode import code_prose
+from booktools.checks.translations.wording import check_english_left, check_style_rules
 from booktools.project import Project
 
 CHAPTER = "attention-scoring-functions.ipynb"

@@ -31,7 +31,8 @@ One job per module:
 - ``prose``: sentences, and whether one is still English;
 - ``pycode``: code without comments and docstrings, and the prose in them;
 - ``cells``: a page's cells, matched with their English originals by id;
-- ``compare``: one translated cell against its English original;
+- ``compare``: one translated cell's structure against its English original;
+- ``wording``: one translated cell's prose (English left, glossary, style rules);
 - ``quiz_data``: a quiz cell's questions in the edition's data against English's;
 - ``check``: every page of every edition (``python -m booktools translations``).
 """

@@ -13,9 +13,6 @@ from pathlib import Path
 
 from booktools.checks.translations.cells import pair_cells, read_cells, where
 from booktools.checks.translations.compare import (
-    check_english_left,
-    check_glossary,
-    check_style_rules,
     compare_code,
     compare_figures,
     compare_frameworks,
@@ -26,6 +23,7 @@ from booktools.checks.translations.compare import (
 from booktools.checks.translations.glossary import GlossaryError, StyleRule, Term, read_glossary, read_rules
 from booktools.checks.translations.prose import WORD
 from booktools.checks.translations.quiz_data import compare_quiz
+from booktools.checks.translations.wording import check_english_left, check_glossary, check_style_rules
 from booktools.project import SOURCE_LANGUAGE, Project
 from booktools.sources.quizzes import QUIZ_TAG
 from booktools.sources.strings import check_library_messages

@@ -10,64 +10,42 @@
   heading levels and URLs; :func:`compare_figures`: the same measured figures
   quoted (``{measured}`CELL-ID.NAME:FORMAT```, ``booktools.sources.measured``): same cell,
   name and format, in the same order;
-- :func:`check_english_left`: no sentence left in English;
-- :func:`check_glossary`: no banned variant, and the chosen term where English names the concept;
-- :func:`check_style_rules`: nothing that breaks one of the edition's style rules
-  (the glossary's ``rules``).
+
+The prose itself (English left, glossary, style rules) is checked by ``wording``.
 
 Markdown is read without its slide marks (``booktools.sources.slide_marks``), as the book
-and the slides show it: ``(**$$ ... $$**) (label)`` is a labelled equation. The glossary and
-the style rules read it with each measured figure's placeholder as a number (``0``): a cell id
-is no prose. A code cell's record of measured figures is compared by the names it records, not
-their values, which each edition measured in its own run.
+and the slides show it: ``(**$$ ... $$**) (label)`` is a labelled equation. A code cell's
+record of measured figures is compared by the names it records, not their values, which each
+edition measured in its own run.
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 from collections import Counter
 from typing import Any
 
 from booktools.checks.translations.cells import Cell
-from booktools.checks.translations.glossary import StyleRule, Term
-from booktools.checks.translations.markdown import Markdown, parse_markdown
+from booktools.checks.translations.markdown import parsed
 from booktools.checks.translations.prose import (
-    MIN_COPIED_WORDS,
-    copied_from_english,
-    looks_english,
     quote,
-    sentences,
-    squash,
 )
-from booktools.checks.translations.pycode import code_prose, normalized_code
-from booktools.project import SOURCE_LANGUAGE, Project
+from booktools.checks.translations.pycode import normalized_code
+from booktools.project import SOURCE_LANGUAGE
 from booktools.sources.exercises import EDITION_OUTPUT_TAGS
-from booktools.sources.frameworks import BEGIN_TAB, END_TAB, TAB_LINE, TabError, cell_frameworks
+from booktools.sources.frameworks import TabError, cell_frameworks
 from booktools.sources.measured import (
     FIGURES_MIME,
     MeasuredError,
     is_figures_output,
     placeholders,
-    without_placeholders,
 )
-from booktools.sources.quizzes import QUIZ_TAG, quiz_prose
 from booktools.sources.save_marks import SAVE_MARK, saved_statements
-from booktools.sources.slide_marks import mark_kinds, strip_slide_marks
+from booktools.sources.slide_marks import mark_kinds
 
 CHECK_MARKS = re.compile("[✓✗]")  # a check's report marks each property it checked (d2l_lib.exercises)
 IGNORED_OUTPUT_TAGS = {"nbval-ignore-output", "nbval-skip"}  # outputs that differ from run to run
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse(source: str) -> Markdown:
-    """A markdown cell as MyST reads it, its slide marks removed (slides-only text kept).
-
-    Read once per process (with this checkout's MyST settings, as ever): a check reads a cell up to
-    three times and English's once per edition. Callers read the result, they never change it.
-    """
-    return parse_markdown(strip_slide_marks(source, keep_slides_only=True))
 
 
 def _quote_item(item: object) -> str:
@@ -203,7 +181,7 @@ def compare_code(english: Cell, translation: Cell, language: str) -> list[str]:
 
 def compare_markdown(english: Cell, translation: Cell) -> list[str]:
     """Describe how a translated markdown cell differs from English in math, labels, links and markup."""
-    want, have = _parse(english.source), _parse(translation.source)
+    want, have = parsed(english.source), parsed(translation.source)
 
     def math(blocks: list[tuple[str, str]]) -> list[str]:
         return [f"$${m}$$ ({label})" if label else f"$${m}$$" for m, label in blocks]
@@ -239,103 +217,3 @@ def compare_figures(english: Cell, translation: Cell) -> list[str]:
             return [f"measured figure in {'English' if cell is english else 'the translation'}: {error}"]
     problem = difference("measured figures", found[0], found[1])
     return [problem] if problem else []
-
-
-def _blank_framework_marks(source: str) -> str:
-    """Blank the ``#@tab``/``:begin_tab:``/``:end_tab:`` lines (marks, not prose), keeping line numbers."""
-    lines = source.split("\n")
-    return "\n".join(
-        "" if TAB_LINE.match(line) or BEGIN_TAB.match(line) or line.strip() == END_TAB else line for line in lines
-    )
-
-
-def _prose(cell: Cell, project: Project) -> list[tuple[int | str, str]]:
-    """(where, sentence) of a cell's prose: markdown text, the comments and docstrings of code, or the
-    texts of the quiz a quiz cell shows; ``where`` is a line of the cell, or for a quiz which text of its data."""
-    source = _blank_framework_marks(cell.source)
-    if cell.kind == "code" and QUIZ_TAG in cell.tags:
-        return list(quiz_prose(source, project))
-    return list(sentences(_parse(source).blocks) if cell.kind == "markdown" else code_prose(source))
-
-
-def _at(where: int | str, offset: int = 0) -> str:
-    """Where a problem is: ``line N`` of the cell, or a text of a quiz's data (``quizzes.quiz_prose``)."""
-    return f"line {where + offset}" if isinstance(where, int) else where
-
-
-def check_english_left(english: Cell, translation: Cell, kept: set[str], project: Project) -> list[str]:
-    """Report the sentences of a translated cell that are still English."""
-    originals = {sentence for _, sentence in _prose(english, project)}
-    problems = []
-    for line, sentence in _prose(translation, project):
-        if copied_from_english(sentence, originals, kept, MIN_COPIED_WORDS[translation.kind]):
-            problems.append(f"prose left in English ({_at(line)}, as in English): {quote(sentence)}")
-        elif looks_english(sentence):
-            problems.append(f"prose left in English ({_at(line)}): {quote(sentence)}")
-    return problems
-
-
-@functools.lru_cache(maxsize=1024)  # every term, for every cell
-def _term_pattern(term: str) -> re.Pattern[str]:
-    """A glossary term anywhere, not inside a longer word on its left; spaces match any white space."""
-    return re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, term.split())), re.IGNORECASE)
-
-
-def check_glossary(english: Cell, translation: Cell, terms: list[Term], project: Project) -> list[str]:
-    """Report banned variants in a translated cell, and chosen terms missing from a markdown cell."""
-    problems = []
-    # A code cell's prose is its comments and docstrings (its code is English's, names such as
-    # torch.autograd included); a quiz cell's texts are in its edition's quiz data.
-    texts = (
-        [(1, without_placeholders(translation.source))]
-        if translation.kind == "markdown"
-        else _prose(translation, project)
-    )
-    for term in terms:
-        for variant in term.banned:
-            for where, text in texts:
-                for match in _term_pattern(variant).finditer(text):
-                    at = _at(where, text.count("\n", 0, match.start()))
-                    problems.append(
-                        f"glossary: banned variant {match.group(0)!r} of {term.concept!r} ({at}); write {term.term!r}"
-                    )
-    if translation.kind == "markdown":
-        english_prose = _parse(english.source).prose
-        translated = squash(_parse(translation.source).prose.replace("*", "")).lower()
-        for term in terms:
-            if term.english.search(english_prose) and squash(term.term).lower() not in translated:
-                problems.append(
-                    f"glossary: English names {term.concept!r} here, but the translation lacks the term {term.term!r}"
-                )
-    return problems
-
-
-def _rule_texts(cell: Cell, rule: StyleRule, project: Project) -> list[tuple[int | str, str]]:
-    """(where, text) a style rule searches: a markdown cell's source, or a code cell's prose (a quiz's texts)."""
-    if cell.kind == "markdown":
-        source = without_placeholders(strip_slide_marks(cell.source, keep_slides_only=True))
-        return [(1, source if rule.emphasis else source.replace("*", ""))]
-    return _prose(cell, project)
-
-
-def check_style_rules(translation: Cell, rules: dict[str, StyleRule], project: Project) -> list[str]:
-    """Report the text of a translated cell that breaks one of its edition's style rules.
-
-    A rule searches a markdown cell's source (slide marks and, unless ``emphasis``,
-    emphasis marks removed) and the comments, docstrings and quiz text of a code
-    cell, for its ``pattern`` and its ``banned`` forms (matched like a concept's
-    banned variants).
-    """
-    problems = []
-    for name, rule in rules.items():
-        if rule.cells not in ("all", translation.kind):
-            continue
-        patterns = ([re.compile(rule.pattern, re.IGNORECASE | re.MULTILINE)] if rule.pattern else []) + [
-            _term_pattern(form) for form in rule.banned
-        ]
-        for first_line, text in _rule_texts(translation, rule, project):
-            for pattern in patterns:
-                for match in pattern.finditer(text):
-                    at = _at(first_line, text.count("\n", 0, match.start()))
-                    problems.append(f"style rule {name!r}: {match.group(0)!r} ({at}): {rule.statement}")
-    return problems

@@ -8,7 +8,8 @@ directive, and a code block inside a ``::::`` directive stays code. The body of
 a directive is parsed the same way, after its options (``:key: value`` lines or
 a ``---`` YAML block), except that of a code directive.
 
-:func:`parse_markdown` returns the parts the checker compares with English (math,
+:func:`parse_markdown` (and :func:`parsed`, a cell's text without its slide marks, read once
+per process) returns the parts the checker compares with English (math,
 labels, role targets, directives with their arguments and options, heading levels,
 URLs) and the prose, one block (paragraph, heading, list item, table cell, a
 titled directive's title, a figure's ``:alt:``) per entry, with the line it starts on.
@@ -16,6 +17,7 @@ titled directive's title, a figure's ``:alt:``) per entry, with the line it star
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +26,7 @@ import yaml
 from markdown_it.token import Token
 
 from booktools.sources.myst import parser
+from booktools.sources.slide_marks import strip_slide_marks
 
 CODE_DIRECTIVES = frozenset({"code", "code-block", "code-cell", "sourcecode"})
 TITLE_DIRECTIVES = frozenset({"admonition", "dropdown", "topic", "sidebar", "card", "tab-item"})  # prose title
@@ -172,3 +175,13 @@ def _directive(token: Token, line: int, found: Markdown) -> None:
         found.math_blocks.append((squash(body), ""))
     elif name not in CODE_DIRECTIVES:  # code is neither compared (examples may be translated) nor prose
         _read(body, line + option_lines, found)
+
+
+@functools.lru_cache(maxsize=4096)
+def parsed(source: str) -> Markdown:
+    """A markdown cell as MyST reads it, its slide marks removed (slides-only text kept).
+
+    Read once per process (with this checkout's MyST settings, as ever): a check reads a cell up to
+    three times and English's once per edition. Callers read the result, they never change it.
+    """
+    return parse_markdown(strip_slide_marks(source, keep_slides_only=True))
