@@ -41,7 +41,7 @@ ANSWER_NAMES = {  # what the reader writes, as the report names it
     "distance-attention": "DistanceAttention",
     "bilinear-attention": "BilinearAttention",
     "attention-cost": "attention_cost",
-    "masked-softmax": "masked_softmax",
+    "masked-softmax": "masked_softmax_by_adding",
 }
 BACKENDS = {  # framework -> (module, class)
     "pytorch": ("torch_backend", "TorchBackend"),

@@ -46,9 +46,9 @@ def masked_softmax_steps(backend: Backend, answer: Any) -> list[Step]:
     def call(case: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         X, lens = inputs[case]
         x = backend.tensor(X)
-        result = guarded(lambda: answer(x, None if lens is None else backend.tensor(lens)), "masked_softmax")
+        result = guarded(lambda: answer(x, None if lens is None else backend.tensor(lens)), "masked_softmax_by_adding")
         if result is None or result is Ellipsis:
-            raise Failure("returns_none", fatal=True, name="masked_softmax", received=repr(result))
+            raise Failure("returns_none", fatal=True, name="masked_softmax_by_adding", received=repr(result))
         received = backend.numpy(result, "masked_softmax(X, valid_lens)")
         if received.shape != X.shape:
             raise Failure("shape", what="masked_softmax(X, valid_lens)", expected=X.shape, received=received.shape)
@@ -97,7 +97,9 @@ def masked_softmax_steps(backend: Backend, answer: Any) -> list[Step]:
     def _not_finite_in_float16(X: np.ndarray, lens: np.ndarray, received: np.ndarray) -> str:
         """The mistake behind NaN or inf in float16: an overflowing constant, unless float32 has them too."""
         try:
-            wide = guarded(lambda: answer(backend.tensor(X.astype(np.float32)), backend.tensor(lens)), "masked_softmax")
+            wide = guarded(
+                lambda: answer(backend.tensor(X.astype(np.float32)), backend.tensor(lens)), "masked_softmax_by_adding"
+            )
             finite32 = np.isfinite(backend.numpy(wide, "masked_softmax(X, valid_lens)")).all()
         except Failure:  # float32 fails otherwise: the float16 steps are still what is told
             finite32 = True

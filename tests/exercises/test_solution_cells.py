@@ -35,7 +35,12 @@ PRACTICE_PATHS = [PROJECT.edition_dir(language) / PRACTICE for language in PROJE
 EXERCISE = re.compile(r"\A:::\{exercise\}\n:label: (?P<label>ex-[\w-]+)\n\n.+\n:::\Z", re.DOTALL)
 SOLUTION_START = re.compile(r"\A```\{solution-start\} (?P<label>ex-[\w-]+)\n:class: dropdown\n```\Z")
 SOLUTION_END = "```{solution-end}\n```"
-DEFINED_BY_SOLUTIONS = {1: "DistanceAttention", 2: "BilinearAttention", 3: "attention_cost", 4: "masked_softmax"}
+DEFINED_BY_SOLUTIONS = {
+    1: "DistanceAttention",
+    2: "BilinearAttention",
+    3: "attention_cost",
+    4: "masked_softmax_by_adding",
+}
 EXERCISE_IDS = {1: "distance-attention", 2: "bilinear-attention", 3: "attention-cost", 4: "masked-softmax"}
 SAVED_BY_THE_PRACTICE_PAGE = ("DistanceAttention", "BilinearAttention", "attention_cost", "mask_from_valid_lens")
 
