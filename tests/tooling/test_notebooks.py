@@ -29,6 +29,7 @@ DERIVED = [derive.derived_path(source, framework, PROJECT) for source in SOURCES
 SKIPPING_TAGS = {"nbval-skip", "skip-execution", "raises-exception", "nbval-raises-exception", "nbval-ignore-output"}
 SKIPPING_COMMENT = re.compile(r"#\s*NBVAL_(SKIP|IGNORE_OUTPUT|RAISES_EXCEPTION)", re.IGNORECASE)
 TIMING_CALL = re.compile(r"\b(perf_counter|timeit)\b")
+MAX_TIMING_CELLS = 3  # per page, framework and edition: every other output is replayed exactly
 IGNORE_REASON = re.compile(r"^\s*#\s*nbval-ignore-output:\s*\S", re.MULTILINE)
 
 
@@ -93,6 +94,8 @@ def test_only_timing_cells_ignore_their_output_and_say_why(path: Path):
         if "nbval-ignore-output" in tags:
             assert TIMING_CALL.search(cell.source), f"{where}: only cells that measure time may ignore output"
             assert IGNORE_REASON.search(cell.source), f"{where}: needs a '# nbval-ignore-output: <why>' comment"
+    ignored = [cell.get("id") for _, cell in code_cells(path) if "nbval-ignore-output" in cell.metadata.get("tags", [])]
+    assert len(ignored) <= MAX_TIMING_CELLS, f"{PROJECT.relative(path)}: {len(ignored)} timing cells {ignored}"
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=PROJECT.relative)
