@@ -148,7 +148,8 @@ SCRIPT = """
           return;
         }
         var key = d2lQuizDecode(form.dataset.code, salt);
-        var right = Math.abs(value - key.answer) <= key.tolerance;
+        // the bound itself counts as right: 0.5 - 0.51 is 0.010000000000000009 in binary floats
+        var right = Math.abs(value - key.answer) <= key.tolerance + 1e-9;
         show(form, right, right ? key.why : labels.retry);
       }
     });

@@ -159,6 +159,17 @@ def test_quiz_by_keyboard(page, site_url, built_editions, screenshots, code):
     assert_offline(page)
 
 
+def test_an_answer_on_the_bound_of_the_tolerance_is_right(page, site_url, built_editions):
+    """0.5 for 0.51 ± 0.01 is right, though 0.5 - 0.51 is a hair more than 0.01 in binary floats."""
+    practice = "attention-scoring-in-practice"
+    open_quiz(page, site_url, "en", practice, built_editions)
+    number = f"d2l-quiz-{practice}-decode-intensity"
+    for answer, verdict in (("0.5", "right"), ("0.52", "right"), ("0.53", "wrong")):
+        page.fill(f"#{number}-input", answer)
+        page.press(f"#{number}-input", "Enter")
+        assert feedback(page, number)[0] == verdict, answer
+
+
 @pytest.mark.parametrize("code", EDITIONS)
 def test_quiz_dark_and_narrow(page, site_url, built_editions, screenshots, code):
     page.set_viewport_size({"width": 390, "height": 844})
