@@ -282,6 +282,15 @@ def build_book(book: Path, env: dict[str, str] | None = None, *, pdf: bool = Tru
     return subprocess.run(command, cwd=book, check=False, capture_output=True, text=True, env=env)
 
 
+def assert_build_fails(book: Path, pattern: str, *, pdf: bool = True) -> None:
+    """``make book`` in ``book`` fails, its report matches ``pattern``, and it leaves no landing page."""
+    result = build_book(book, pdf=pdf)
+    report = result.stdout + result.stderr
+    assert result.returncode == 1, report
+    assert re.search(pattern, report), report
+    assert not (book / "_build" / "html" / "index.html").exists()
+
+
 @pytest.fixture(scope="module")
 def noisy_english_build(
     tmp_path_factory: pytest.TempPathFactory, make_synthetic_book
@@ -367,15 +376,11 @@ def test_a_malformed_tab_group_fails_the_build_naming_notebook_and_cell(syntheti
     notebook = nbformat.read(path, as_version=4)
     notebook.cells = [cell for cell in notebook.cells if cell.id != "double-tf"]
     nbformat.write(notebook, path)
-    result = build_book(synthetic_book)
-    report = result.stdout + result.stderr
-    assert result.returncode == 1, report
-    assert re.search(
+    assert_build_fails(
+        synthetic_book,
         r"en: FAILED[\s\S]*chapters/en/tabs\.ipynb.*cell double: "
         r"the tab group starting here has no cell for tensorflow",
-        report,
-    ), report
-    assert not (synthetic_book / "_build" / "html" / "index.html").exists()
+    )
 
 
 # Measured figures (booktools.sources.measured) ---------------------------------------------
@@ -406,15 +411,12 @@ def test_a_figure_no_cell_recorded_fails_the_build_naming_page_cell_and_placehol
     synthetic_book: Path, measure_synthetic
 ):
     measure_synthetic(synthetic_book, {"slowdown": 2.0})
-    result = build_book(synthetic_book, pdf=False)
-    report = result.stdout + result.stderr
-    assert result.returncode == 1, report
-    assert re.search(
+    assert_build_fails(
+        synthetic_book,
         r"en: FAILED[\s\S]*chapters/en/tabs\.ipynb, cell quote: \{measured\}`speed-timing\.speedup:,\.2f`: "
         r"cell 'speed-timing' recorded no figure 'speedup'",
-        report,
-    ), report
-    assert not (synthetic_book / "_build" / "html" / "index.html").exists()
+        pdf=False,
+    )
 
 
 # Only the build's own problems fail it ------------------------------------------------
