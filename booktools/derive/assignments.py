@@ -63,6 +63,17 @@ def library_names(project: Project, framework: Framework) -> set[str]:
     }
 
 
+def library_answers(project: Project) -> dict[str, str]:
+    """Each exercise's own answer in the library, by exercise id: ``d2l_lib.exercises.REFERENCES``, read
+    from its source (as ``library_names`` reads the modules), so that no framework or library is imported."""
+    path = project.library_dir / "exercises" / "__init__.py"
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "REFERENCES" for t in node.targets):
+            references: dict[str, str] = ast.literal_eval(node.value)
+            return references
+    raise AssignmentError(f"{project.relative(path)} defines no REFERENCES")
+
+
 def write_page(project: Project, derived: Path, language: str, framework: Framework) -> Written | None:
     """Write the release and source notebooks of one derived notebook; ``None`` if it has no exercises.
 
@@ -103,12 +114,13 @@ def readme(project: Project, language: str, strings: AssignmentStrings, written:
         lines.append(f"- {page.framework.label}: `{release_path}`, `{source_path}` ({ids})")
     if not written:
         lines.append(strings.no_pages.strip())
+    references = library_answers(project)
     names = sorted(
         {
-            f"`d2l.{answer}`"
+            f"`d2l.{references[exercise]}`"
             for page in written
-            for _, answer in page.exercises
-            if answer in library_names(project, page.framework)
+            for exercise, _ in page.exercises
+            if references.get(exercise) in library_names(project, page.framework)
         }
     )
     for heading, text in (

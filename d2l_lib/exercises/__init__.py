@@ -43,6 +43,12 @@ ANSWER_NAMES = {  # what the reader writes, as the report names it
     "attention-cost": "attention_cost",
     "masked-softmax": "masked_softmax_by_adding",
 }
+REFERENCES = {  # the library's own answer to each exercise, which its check compares with
+    "distance-attention": "DistanceAttention",
+    "bilinear-attention": "BilinearAttention",
+    "attention-cost": "attention_cost",
+    "masked-softmax": "masked_softmax",
+}
 BACKENDS = {  # framework -> (module, class)
     "pytorch": ("torch_backend", "TorchBackend"),
     "jax": ("jax_backend", "JaxBackend"),

@@ -46,7 +46,7 @@ EXAMPLE_LENGTHS = "[2, 3]))"
 HEATMAP = "fig = d2l.show_heatmaps("
 # The masked-softmax exercise: its starter's stub line, a wrong answer typed in its place, and
 # the check (the solution's own check comes later, inside the collapsed solution).
-EXERCISE_STARTER = ("def masked_softmax(X, valid_lens):", "raise NotImplementedError")
+EXERCISE_STARTER = ("def masked_softmax_by_adding(X, valid_lens):", "raise NotImplementedError")
 STUB_LINE = "raise NotImplementedError"
 WRONG_ANSWER = "return d2l.masked_softmax(X, None)"  # ignores the valid lengths
 EXERCISE_CHECK = "check_exercise('masked-softmax'"
