@@ -16,7 +16,7 @@ import nbformat
 
 from booktools.derive.notebooks import INSTALL_CELL_ID
 from booktools.slides.fit import fit_slides
-from booktools.sources.measured import is_figures_output
+from booktools.sources.measured import without_figures
 from booktools.sources.quizzes import QUIZ_TAG
 from booktools.sources.slide_marks import titles_inside_marks
 
@@ -53,7 +53,7 @@ def lecture_cells(cells: list[nbformat.NotebookNode]) -> list[nbformat.NotebookN
         if cell.cell_type == "code" and TIMING_TAG in tags:
             cell.metadata["transient"] = {"remove_source": True}
         if cell.cell_type == "code":  # nbconvert would warn about its MIME type and show nothing
-            cell.outputs = [output for output in cell.get("outputs", []) if not is_figures_output(output)]
+            cell.outputs = without_figures(cell.get("outputs", []))
         if cell.cell_type == "code" and not cell.get("outputs"):
             cell.outputs = [nbformat.v4.new_output("display_data", data={APART: ""})]
         kept.append(cell)

@@ -43,6 +43,7 @@ __all__ = [
     "placeholders",
     "quotes_figures",
     "recorded_figures",
+    "without_figures",
     "without_placeholders",
     "write_number",
 ]
@@ -130,6 +131,11 @@ def write_number(value: float, spec: str, numbers: NumberStrings) -> str:
 def is_figures_output(output: Mapping[str, Any]) -> bool:
     """Whether a stored output is a record of figures (a display whose only MIME type is ``FIGURES_MIME``)."""
     return output.get("output_type") == "display_data" and list(output.get("data", {})) == [FIGURES_MIME]
+
+
+def without_figures(outputs: list[Any]) -> list[Any]:
+    """A code cell's stored ``outputs`` less its records of figures: what a rendering shows (the site, the slides)."""
+    return [output for output in outputs if not is_figures_output(output)]
 
 
 def recorded_figures(outputs: list[Any], where: str) -> dict[str, float]:

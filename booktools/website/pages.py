@@ -40,7 +40,7 @@ import nbformat
 
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS, NAMES, TabError, page_frameworks, strip_marks
-from booktools.sources.measured import MeasuredError, fill_page, fill_text, is_figures_output, mentions_figures
+from booktools.sources.measured import MeasuredError, fill_page, fill_text, mentions_figures, without_figures
 from booktools.sources.myst import extensions_of, headings
 from booktools.sources.slide_marks import mark_kinds, strip_slide_marks
 from booktools.sources.strings import EditionStrings, load_strings
@@ -63,7 +63,7 @@ def book_notebook(notebook: nbformat.NotebookNode, where: str = "page") -> nbfor
         if cell.cell_type == "markdown":
             cell.source = strip_slide_marks(cell.source)
         else:
-            cell.outputs = [output for output in cell.get("outputs", []) if not is_figures_output(output)]
+            cell.outputs = without_figures(cell.get("outputs", []))
         if belongs is None:
             continue
         text = strip_marks(cell)
