@@ -212,17 +212,21 @@ def _valid_lens_per_query(
         )
     if valid_lens is None:
         return None
-    return _checked_lens(valid_lens, X.shape, X.device)[0]
+    return _checked_lens(valid_lens, X.shape, X.device)
 
 
 def _checked_lens(
     valid_lens, shape: tuple[int, ...], device: torch.device
-) -> tuple[torch.Tensor, float | None]:
+) -> torch.Tensor:
     """Check ``valid_lens`` for scores of ``shape`` on ``device``.
 
-    Return the lengths as ``_valid_lens_per_query`` does, and the shortest
-    of them: ``None`` when there is no value to look at (no lengths, or
-    lengths on the meta device). A caller need not look at them again.
+    Return the lengths as ``_valid_lens_per_query`` does. Lengths on the
+    CPU are checked at once: a fractional or negative one raises a
+    ``ValueError``. Reading the values of lengths on a GPU would make the
+    host wait for the GPU, so they are checked there, by a device-side
+    assertion that fails at the next synchronisation (for example
+    ``.item()`` or ``.cpu()``), with a ``RuntimeError`` after which the
+    process cannot use CUDA again.
     """
     if isinstance(valid_lens, torch.Tensor):
         lens = valid_lens
@@ -239,27 +243,32 @@ def _checked_lens(
             f'({batch_size}, {num_queries}) for X of shape '
             f'{tuple(shape)}, got shape {tuple(lens.shape)}'
         )
-    shortest = None
-    # Check the values where they live: no GPU sync for CPU lengths, and a
-    # tensor on the meta device has no values to check.
-    if not lens.is_meta and lens.numel() > 0:
+    if lens.device.type == 'cpu':
         if lens.is_floating_point() and not torch.equal(lens, lens.floor()):
             raise ValueError(
                 f'valid_lens must hold whole numbers, got {lens.tolist()}'
             )
-        shortest = lens.min().item()
-        if shortest < 0:
+        if lens.numel() > 0 and lens.min() < 0:
             raise ValueError(
                 f'valid_lens must not be negative, got {lens.tolist()}'
             )
+    else:
+        # Queued behind the GPU's work: the host does not wait. (A tensor
+        # on the meta device has no values; the assertion does nothing.)
+        bad = lens < 0
+        if lens.is_floating_point():
+            bad = bad | (lens != lens.floor())
+        torch._assert_async(
+            ~bad.any(), 'valid_lens must be whole and not negative'
+        )
     if lens.is_floating_point():
         # Old D2L code passes float lengths; inf means no masking.
         lens = lens.double().clamp(max=num_keys)
     # int64 whatever the caller's dtype: float16 and bfloat16 cannot count
-    # every key exactly.
+    # every key exactly. Lengths from the CPU are copied without waiting.
     if lens.dtype != torch.int64 or lens.device != device:
-        lens = lens.to(device=device, dtype=torch.int64)
-    return lens.reshape(batch_size, -1, 1), shortest
+        lens = lens.to(device=device, dtype=torch.int64, non_blocking=True)
+    return lens.reshape(batch_size, -1, 1)
 
 
 # ---- from chapters/en/attention-scoring-in-practice.ipynb, cell masked-softmax
@@ -316,7 +325,9 @@ def _masked_softmax(
     # scores are all -inf (or include NaN or +inf). The last key is padding
     # in every row that has padding: on large tensors, the weights of the
     # last key tell whether there is such a row, in a few small operations.
-    if not small:
+    # (Only on the CPU: on a GPU, reading the answer would make the host
+    # wait for the GPU.)
+    if not small and X.device.type == 'cpu':
         if not ((weights[..., -1:] != 0) & padding[..., -1:]).any():
             return weights
     if weights.requires_grad:  # autograd needs softmax's output unchanged
@@ -455,6 +466,83 @@ class _PendingWeights:
             return _masked_softmax(scores, lens, overwrite=True)
 
 
+_SDPA_ZEROES_EMPTY_ROWS = torch.__version__ >= '2.5'
+
+
+def _explicit_attention(
+    queries: torch.Tensor,
+    keys: torch.Tensor,
+    values: torch.Tensor,
+    mask: torch.Tensor | None,
+) -> torch.Tensor:
+    """What the built-in computes, in steps that autograd can differentiate
+    twice: the scores, a masked softmax, the product with the values."""
+    d = queries.shape[-1]
+    scores = (queries / math.sqrt(d)) @ keys.transpose(-2, -1)
+    if mask is None:
+        return torch.softmax(scores, dim=-1) @ values
+    lowest = torch.finfo(scores.dtype).min
+    weights = torch.softmax(scores.masked_fill(~mask, lowest), dim=-1)
+    return weights.masked_fill(~mask, 0.0) @ values
+
+
+class _TwiceDifferentiableSDPA(torch.autograd.Function):
+    """The built-in attention, without dropout, differentiable twice.
+
+    The forward pass records the built-in's own graph (a fused kernel
+    where one applies), and the backward pass runs it. Only when autograd
+    is asked for a graph of the gradients (``create_graph=True``) does the
+    backward pass compute attention again, with ``_explicit_attention``.
+    """
+
+    @staticmethod
+    def forward(ctx, queries, keys, values, mask):
+        inputs = [
+            x.detach().requires_grad_(needed)
+            for x, needed in zip((queries, keys, values), ctx.needs_input_grad)
+        ]
+        with torch.enable_grad():
+            output = nn.functional.scaled_dot_product_attention(
+                *inputs, attn_mask=mask
+            )
+        ctx.save_for_backward(queries, keys, values, mask)
+        ctx.recorded = output, inputs
+        return output.detach()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        queries, keys, values, mask = ctx.saved_tensors
+        needed = ctx.needs_input_grad[:3]
+        if torch.is_grad_enabled():
+            # A graph of the gradients: the saved inputs carry their history
+            inputs = [queries, keys, values]
+            output = _explicit_attention(*inputs, mask)
+        elif ctx.recorded is not None:
+            output, inputs = ctx.recorded
+        else:
+            # A second backward pass (the caller kept the graph): record the
+            # built-in's graph again
+            inputs = [
+                x.detach().requires_grad_(n)
+                for x, n in zip((queries, keys, values), needed)
+            ]
+            with torch.enable_grad():
+                output = nn.functional.scaled_dot_product_attention(
+                    *inputs, attn_mask=mask
+                )
+        ctx.recorded = None  # free the built-in's graph
+        wanted = [x for x, n in zip(inputs, needed) if n]
+        grads = iter(
+            torch.autograd.grad(
+                output,
+                wanted,
+                grad_output,
+                create_graph=torch.is_grad_enabled(),
+            )
+        )
+        return (*(next(grads) if n else None for n in needed), None)
+
+
 # ---- from chapters/en/attention-scoring-in-practice.ipynb, cell dot-product-attention
 # ---- section: The Library's Attention Layers (subsec_library-layers)
 class DotProductAttention(nn.Module):
@@ -466,6 +554,11 @@ class DotProductAttention(nn.Module):
     queries). The output has shape (batch size, no. of queries, value
     length); ``attention_weights`` gives the weights of the last call
     before dropout, computed when first read unless the call computed them.
+
+    Gradients come from the built-in's backward pass; a graph of them
+    (``create_graph=True``) is available without dropout. The host never
+    waits for a GPU: lengths on a GPU are checked there, so a bad one
+    raises at the next synchronisation (see ``_checked_lens``).
     """
 
     def __init__(self, dropout: float, **kwargs):
@@ -502,14 +595,9 @@ class DotProductAttention(nn.Module):
     ) -> torch.Tensor:
         _check_attention_inputs(queries, keys, values, same_length=True)
         dropout = self.dropout.p if self.training else 0.0
-        recording = torch.is_grad_enabled() and (
-            queries.requires_grad or keys.requires_grad or values.requires_grad
-        )
-        # Without dropout, the weights are computed with the output when
-        # autograd records (the fused kernel's backward pass cannot be
-        # differentiated again) or when the last call's weights were read
-        explicit = dropout == 0 and (recording or self._weights_read)
-        self._weights_read = False
+        # Without dropout, when the last call's weights were read, computing
+        # them with the output costs less than computing them again
+        explicit, self._weights_read = dropout == 0 and self._weights_read, False
         if explicit:
             d = queries.shape[-1]
             # Scale the queries (n x d numbers) rather than the scores
@@ -525,26 +613,29 @@ class DotProductAttention(nn.Module):
         if valid_lens is not None:
             # Checked against the shape of the scores, which this path never
             # computes
-            lens, shortest = _checked_lens(
+            lens = _checked_lens(
                 valid_lens, (batch_size, num_queries, num_keys), queries.device
             )
             # True where a key lies within the valid length: (batch size, 1
             # for the one head, 1 or no. of queries, no. of keys)
             keys_at = torch.arange(num_keys, device=queries.device)
             mask = keys_at < lens.unsqueeze(1)
-            if shortest == 0:
+            if not _SDPA_ZEROES_EMPTY_ROWS:
                 # A row that masks every key gets NaN from some kernels:
                 # let it see every key, and zero its output below
                 empty = lens == 0
                 mask = mask | empty.unsqueeze(1)
         # One head, axis 1: the 4-D inputs that the fused kernels take
-        output = nn.functional.scaled_dot_product_attention(
-            queries.unsqueeze(1),
-            keys.unsqueeze(1),
-            values.unsqueeze(1),
-            attn_mask=mask,
-            dropout_p=dropout,
-        ).squeeze(1)
+        inputs = queries.unsqueeze(1), keys.unsqueeze(1), values.unsqueeze(1)
+        if dropout == 0 and torch.is_grad_enabled() and any(
+            x.requires_grad for x in inputs
+        ):
+            output = _TwiceDifferentiableSDPA.apply(*inputs, mask)
+        else:
+            output = nn.functional.scaled_dot_product_attention(
+                *inputs, attn_mask=mask, dropout_p=dropout
+            )
+        output = output.squeeze(1)
         if empty is not None:
             output = output.masked_fill(empty, 0.0)
         self._weights = None
