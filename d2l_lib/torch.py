@@ -597,7 +597,8 @@ class DotProductAttention(nn.Module):
         dropout = self.dropout.p if self.training else 0.0
         # Without dropout, when the last call's weights were read, computing
         # them with the output costs less than computing them again
-        explicit, self._weights_read = dropout == 0 and self._weights_read, False
+        explicit = dropout == 0 and self._weights_read
+        self._weights_read = False
         if explicit:
             d = queries.shape[-1]
             # Scale the queries (n x d numbers) rather than the scores
