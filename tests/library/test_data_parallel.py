@@ -33,7 +33,7 @@ CASES = {
     "tensorflow": ("tensorflow_mirrored.py", ("tensorflow", "keras")),
 }
 """Per framework: its script in ``data_parallel/`` and the modules the script needs."""
-TIMEOUT = 180  # seconds; each script takes under 15 on a busy 2-core machine
+TIMEOUT = 180  # seconds; each script took 4 to 21 on a busy 2-core machine
 # The two runs add the same gradients in a different order (the replicas' halves, then their
 # sum): float32 rounding, a few units in the last place of weights of size about 1
 RTOL, ATOL = 1e-5, 1e-6

@@ -77,6 +77,7 @@ def step(params, arrays: dict[str, jax.Array]):
 
 
 def train(train_step, params, arrays):
+    """``params`` after ``problem.STEPS`` calls of ``train_step`` on ``arrays``."""
     for _ in range(problem.STEPS):
         params = train_step(params, arrays)
     return params
@@ -88,6 +89,7 @@ def as_params(weights: dict[str, np.ndarray]) -> dict:
 
 
 def weights_of(params) -> dict[str, np.ndarray]:
+    """The projections' kernels of Flax's parameter tree ``params``, as NumPy matrices."""
     return {name: np.asarray(layer["kernel"]) for name, layer in params["params"].items()}
 
 
@@ -100,6 +102,7 @@ def replica_weights(params, device) -> dict[str, np.ndarray]:
 
 
 def main(directory: Path) -> None:
+    """Save the starting weights, train on one device, then on the mesh of every device."""
     devices = jax.devices()
     assert len(devices) == problem.NUM_REPLICAS, devices
     initial = problem.initial_weights()

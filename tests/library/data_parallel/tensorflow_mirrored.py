@@ -80,11 +80,13 @@ def gradients(model: MultiHeadAttention, arrays, scale: float = 1.0) -> list[tf.
 
 
 def sgd(model: MultiHeadAttention, grads: list[tf.Tensor]) -> None:
+    """One step of SGD on the projections' kernels, with their gradients ``grads``."""
     for kernel, gradient in zip(model.projections(), grads, strict=True):
         kernel.assign_sub(problem.LEARNING_RATE * gradient)
 
 
 def weights_of(model: MultiHeadAttention) -> dict[str, np.ndarray]:
+    """The projections' kernels as NumPy matrices."""
     return {name: np.asarray(kernel.numpy()) for name, kernel in zip(problem.PROJECTIONS, model.projections())}
 
 
@@ -98,6 +100,7 @@ def mirrors_of(model: MultiHeadAttention) -> list[dict[str, np.ndarray]]:
 
 
 def train_single(directory: Path) -> None:
+    """Train on the whole batch without a strategy; save the weights as ``single``."""
     model = MultiHeadAttention(problem.initial_weights(), problem.NUM_HEADS)
     arrays = {name: tf.constant(array) for name, array in problem.batch().items()}
     step = tf.function(lambda: sgd(model, gradients(model, arrays)))
@@ -107,6 +110,7 @@ def train_single(directory: Path) -> None:
 
 
 def train_mirrored(directory: Path, devices: list[str]) -> None:
+    """Train with the batch split over ``devices``; save each replica's weights."""
     strategy = tf.distribute.MirroredStrategy(devices)
     assert strategy.num_replicas_in_sync == problem.NUM_REPLICAS
     with strategy.scope():
@@ -132,6 +136,7 @@ def train_mirrored(directory: Path, devices: list[str]) -> None:
 
 
 def main(directory: Path) -> None:
+    """Split the CPU, save the starting weights, train on one device, then mirrored."""
     (cpu,) = tf.config.list_physical_devices("CPU")
     tf.config.set_logical_device_configuration(
         cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(problem.NUM_REPLICAS)]

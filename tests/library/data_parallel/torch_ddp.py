@@ -110,6 +110,7 @@ def free_port() -> int:
 
 
 def main(directory: Path) -> None:
+    """Save the starting weights, train in this process, then in the process group."""
     torch.set_num_threads(1)
     problem.save(directory, "initial", problem.initial_weights())
     model = MultiHeadAttention(problem.initial_weights(), problem.NUM_HEADS)
