@@ -466,7 +466,7 @@ class _PendingWeights:
             return _masked_softmax(scores, lens, overwrite=True)
 
 
-_SDPA_ZEROES_EMPTY_ROWS = torch.__version__ >= '2.5'
+_CPU_SDPA_ZEROES_EMPTY_ROWS = torch.__version__ >= '2.5'
 
 
 def _explicit_attention(
@@ -621,7 +621,7 @@ class DotProductAttention(nn.Module):
             # for the one head, 1 or no. of queries, no. of keys)
             keys_at = torch.arange(num_keys, device=queries.device)
             mask = keys_at < lens.unsqueeze(1)
-            if not _SDPA_ZEROES_EMPTY_ROWS:
+            if not (_CPU_SDPA_ZEROES_EMPTY_ROWS and queries.is_cpu):
                 # A row that masks every key gets NaN from some kernels:
                 # let it see every key, and zero its output below
                 empty = lens == 0

@@ -68,8 +68,12 @@ def _count_calls(monkeypatch):
     return calls
 
 
+@pytest.mark.parametrize("own_zeroing", [False, True], ids=["kernel zeroes", "layer zeroes"])
 @pytest.mark.parametrize("case", LENGTHS)
-def test_training_goes_through_the_built_in_and_its_gradients_equal_the_formula(case, monkeypatch):
+def test_training_goes_through_the_built_in_and_its_gradients_equal_the_formula(case, own_zeroing, monkeypatch):
+    """Also with the layer's own handling of rows of length 0 (PyTorch before 2.5, and GPUs)."""
+    if own_zeroing:
+        monkeypatch.setattr(d2l, "_CPU_SDPA_ZEROES_EMPTY_ROWS", False)
     calls = _count_calls(monkeypatch)
     queries, keys, values = _inputs()
     lens = None if LENGTHS[case] is None else torch.tensor(LENGTHS[case])
@@ -180,11 +184,11 @@ def test_dropout_in_training_leaves_the_padding_without_gradient():
     assert torch.isfinite(queries.grad).all() and torch.count_nonzero(values.grad[2]) > 0
 
 
-@pytest.mark.skipif(not d2l._SDPA_ZEROES_EMPTY_ROWS, reason="PyTorch before 2.5: the layer zeroes such rows itself")
+@pytest.mark.skipif(not d2l._CPU_SDPA_ZEROES_EMPTY_ROWS, reason="PyTorch before 2.5: the layer zeroes such rows itself")
 @pytest.mark.parametrize("requires_grad", [False, True])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
 def test_the_built_in_gives_a_row_without_keys_a_zero_output(dtype, requires_grad):
-    """The fact behind ``_SDPA_ZEROES_EMPTY_ROWS``, on this machine's CPU kernels."""
+    """The fact behind ``_CPU_SDPA_ZEROES_EMPTY_ROWS``, on this machine's CPU kernels."""
     gen = torch.Generator().manual_seed(0)
     queries, keys, values = (
         torch.randn(2, 1, n, 64, generator=gen).to(dtype).requires_grad_(requires_grad) for n in (32, 48, 48)
