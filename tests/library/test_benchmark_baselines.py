@@ -209,3 +209,12 @@ def test_the_gpu_table_measures_nothing_without_a_gpu(bench, capsys, monkeypatch
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert bench.gpu_table.main([]) == 0
     assert "no CUDA GPU here, nothing measured" in capsys.readouterr().out
+
+
+def test_every_benchmark_module_is_short_and_named_in_the_architecture(root):
+    """One job a module: none over 300 lines, and docs/architecture.md names each one."""
+    doc = (root / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = doc.split("### Benchmarks (`benchmarks/`)", 1)[1].split("\n### ", 1)[0]
+    for path in sorted((root / "benchmarks").glob("*.py")):
+        assert len(path.read_text(encoding="utf-8").splitlines()) <= 300, path.name
+        assert f"| `{path.name}` |" in section, f"docs/architecture.md does not name benchmarks/{path.name}"
