@@ -71,7 +71,10 @@ def kernel_ms(fn: Callable[[], object], device: str) -> float | None:
     if device != 'cuda':
         return None
     events = _cuda_events(fn, PROFILED_CALLS)
-    total_us = sum(getattr(event, 'device_time_total', None) or event.cuda_time_total for event in events)
+    # device_time_total since torch 2.4; cuda_time_total before
+    total_us = sum(
+        getattr(event, 'device_time_total', None) or getattr(event, 'cuda_time_total', 0) for event in events
+    )
     return total_us / PROFILED_CALLS / 1000
 
 
