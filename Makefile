@@ -151,13 +151,11 @@ assignment: setup
 check-translations: setup
 	$(PY) -m booktools translations
 
-## make bench: speed of d2l_lib against named baselines (prints a table); on a machine with a
-## CUDA GPU, also the GPU table (benchmarks/attention_gpu.py says so and measures nothing without one);
-## then the two paths of the PyTorch masked softmax (benchmarks/masked_softmax_paths.py)
+## make bench: speed of d2l_lib against named baselines (prints a table, benchmarks.cpu_table); on a
+## machine with a CUDA GPU, also the GPU table (benchmarks.gpu_table says so and measures nothing without
+## one); then the two paths of the PyTorch masked softmax (benchmarks.masked_softmax_paths)
 bench: setup
-	$(PY) benchmarks/attention.py
-	$(PY) benchmarks/attention_gpu.py
-	$(PY) benchmarks/masked_softmax_paths.py
+	$(PY) -m benchmarks
 
 ## make lint: ruff (lint, and format --check), mypy (strict on booktools, default settings on d2l_lib)
 lint: setup

@@ -1,20 +1,18 @@
 """Where the JAX layer's time goes on a GPU with its weights unused (docs/benchmarks.md, issue 27).
 
-``benchmarks/attention_gpu.py`` hands ``jax.nn.dot_product_attention`` a mask built before
+The GPU table (``benchmarks.gpu_jax``) hands ``jax.nn.dot_product_attention`` a mask built before
 timing while the layer builds its own from the lengths. Here every side receives the lengths
 and builds its mask inside the compiled function: the library's layer, the same computation
 without the pass that zeroes the padding after the softmax, and the built-in. Each row
 prints the median time, the median ratio to the built-in in the same round, and how many
 kernels (fusions and custom calls) the compiled program's entry computation launches.
 
-    python benchmarks/jax_mask_setup.py     # on JAX's default device (a GPU if it has one)
+    python -m benchmarks.jax_mask_setup     # on JAX's default device (a GPU if it has one)
 """
 
 import os
 import re
-import sys
 from functools import partial
-from pathlib import Path
 
 os.environ.setdefault('XLA_PYTHON_CLIENT_PREALLOCATE', 'false')
 
@@ -22,11 +20,11 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import attention as bench  # noqa: E402
-from attention_gpu import jax_sync  # noqa: E402
-
 from d2l_lib import jax as d2l  # noqa: E402
+
+from .gpu_jax import jax_sync  # noqa: E402
+from .settings import ATTENTION_SIZES  # noqa: E402
+from .timing import interleaved_samples  # noqa: E402
 
 
 def layer(q, k, v, lens):
@@ -54,7 +52,7 @@ def main() -> None:
     print(jax.devices())
     # On a CPU, XLA refuses the float16 products that the built-in asks for
     for dt in ('float32', 'float16') if jax.default_backend() == 'gpu' else ('float32',):
-        for size in bench.ATTENTION_SIZES:
+        for size in ATTENTION_SIZES:
             b, n, m, d = size
             q, k, v = (jnp.asarray(rng.standard_normal((b, x, d), dtype=np.float32), dtype=dt) for x in (n, m, m))
             lens = jnp.asarray(rng.integers(1, m + 1, (b,)))
@@ -64,7 +62,7 @@ def main() -> None:
                 text = f.lower(q, k, v, lens).compile().as_text()
                 entry = text[text.index('ENTRY') :]
                 kernels[name] = len(re.findall(r'= \S+ (?:fusion|custom-call)\(', entry))
-            samples, _ = bench.interleaved_samples(
+            samples, _ = interleaved_samples(
                 [partial(f, q, k, v, lens) for f in jitted.values()], 1.0, 9, 301, jax_sync
             )
             base = samples[2]

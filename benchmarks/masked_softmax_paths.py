@@ -15,21 +15,18 @@ the two whole paths, input checks and softmax included, at six sizes from 2^10 t
 Each time is the fastest of 20 runs that take turns. docs/benchmarks.md records a run and what
 it showed; the library switches paths at ``SWITCH`` scores.
 
-    python benchmarks/masked_softmax_paths.py
+    python -m benchmarks.masked_softmax_paths
 """
 
 from __future__ import annotations
 
 import math
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from d2l_lib import torch as d2l  # noqa: E402
+from d2l_lib import torch as d2l
 
 SWITCH = 2**14  # the library takes the large path from this many scores on
 SHAPES = ((4, 16, 16), (8, 32, 32), (16, 32, 32), (16, 64, 64), (16, 256, 256), (32, 512, 512))

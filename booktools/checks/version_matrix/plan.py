@@ -40,7 +40,7 @@ TESTS: dict[str, tuple[Path, ...]] = {
 EXCLUDED: dict[str, str] = {
     "test_cross_framework.py": "compares the three frameworks, so it needs all of them",
     "test_quiz_answers.py": "imports booktools (the quiz keys) and runs every framework",
-    "test_benchmark_baselines.py": "tests benchmarks/attention.py (torch), through tests/conftest.py's root fixture",
+    "test_benchmark_baselines.py": "tests the package benchmarks/ (torch), through tests/conftest.py's root fixture",
 }
 """Modules of ``tests/library/`` that need more than one framework's library, and why; ``make test`` runs them."""
 
