@@ -41,15 +41,15 @@ runs it, operation by operation.
 
 JAX 0.4.30 and 0.4.31 (``jax>=0.4.30`` in ``pyproject.toml``) compile ``jax.nn.softmax``
 inside the library's ``jax.jit`` with XLA:CPU's older runtime, into a kernel whose weights
-round apart from the lesson's: measured on 0.4.30, 2 to 4 units in the last place on the
-small inputs of this module and up to 6 among the 76,800 float32 weights of the large-scores
-test (1 unit in float16 and bfloat16). That kernel also gives 0 for some weights below
-``FLUSHED_BELOW`` that the lesson keeps (there 18 float32 and 24 bfloat16 weights of 1.5e-38
-to 2.33e-38, in rows whose largest weight is near 1). From 0.4.32 on, whose CPU backend runs
-a new runtime by default, every one of these weights is the lesson's to within
-``WEIGHT_ULPS``; JAX 0.4.33 with ``XLA_FLAGS=--xla_cpu_use_thunk_runtime=false`` (the older
-runtime) rounds 4 units apart again. Only those releases, on the CPU, get
-``OLD_XLA_CPU_WEIGHT_ULPS`` and ``FLUSHED_BELOW``."""
+round apart from the lesson's. Measured on 0.4.30 (0.4.31 the same): 2 to 4 units in the
+last place on the small inputs of this module, up to 6 among the 76,800 float32 weights of
+the large-scores test (1 unit in float16 and bfloat16). That kernel also gives 0 for some
+weights below ``FLUSHED_BELOW`` that the lesson keeps: 18 float32 and 24 bfloat16 weights of
+1.2e-38 to 2.33e-38 there, all normal numbers. From 0.4.32 on, whose CPU backend runs XLA's
+new runtime by default, these weights are the lesson's to within ``WEIGHT_ULPS``, and JAX
+0.4.33 with ``XLA_FLAGS=--xla_cpu_use_thunk_runtime=false`` (the older runtime) rounds
+4 units apart once more. Only those releases, on the CPU, get ``OLD_XLA_CPU_WEIGHT_ULPS`` and
+``FLUSHED_BELOW``."""
 OLD_XLA_CPU_WEIGHT_ULPS = 6
 """Units in the last place of the weights' own dtype, before ``OLD_XLA_CPU`` on the CPU."""
 FLUSHED_BELOW = 2.0**-125
