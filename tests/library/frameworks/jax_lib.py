@@ -57,6 +57,11 @@ class Lib:
         """Where JAX puts new arrays: "cpu", "gpu" or "tpu"."""
         return jax.default_backend()
 
+    @property
+    def version(self) -> str:
+        """The release of JAX installed (``jax.__version__``)."""
+        return jax.__version__
+
     def dtype(self, name: str):
         """The dtype of a NumPy-style name ("float32", "bool", ...)."""
         return jnp.dtype(name)
