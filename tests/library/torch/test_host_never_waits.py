@@ -9,8 +9,9 @@ is left:
   values: reading a value raises, so a forward pass that completes read none. (Lengths on
   the CPU are checked at once, on the host, where reading them waits for nothing; the
   tests of ``test_errors.py`` hold that.)
-- On a CUDA GPU, ``torch.cuda.set_sync_debug_mode("error")`` makes every synchronising call
-  raise. A bad length on a GPU is reported by a device-side assertion, at the next
+- On a CUDA GPU, ``torch.cuda.set_sync_debug_mode("error")`` raises at every
+  synchronisation that PyTorch itself requests (``.item()``, a copy to the host, a blocking
+  copy to the GPU). A bad length on a GPU is reported by a device-side assertion, at the next
   synchronisation; that test runs in a subprocess, since the CUDA context cannot recover.
 """
 

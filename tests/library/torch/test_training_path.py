@@ -197,3 +197,63 @@ def test_the_built_in_gives_a_row_without_keys_a_zero_output(dtype, requires_gra
     output = nn.functional.scaled_dot_product_attention(queries, keys, values, attn_mask=mask)
     assert torch.equal(output[0], torch.zeros_like(output[0]))
     assert torch.isfinite(output).all()
+
+
+def test_autocast_gives_the_same_gradients_in_a_second_backward_pass():
+    """The recomputations run under the forward pass's autocast state."""
+    queries, keys, values = _inputs(torch.float32, sizes=(2, 8, 16, 16, 16))
+    lens = torch.tensor([5, 16])
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        output = _recording_layer()(queries, keys, values, lens)
+    assert output.dtype == torch.bfloat16
+    first = torch.autograd.grad(output.float().sum(), (queries, keys, values), retain_graph=True)
+    second = torch.autograd.grad(output.float().sum(), (queries, keys, values))
+    for a, b in zip(first, second):
+        assert torch.equal(a, b)
+
+
+def test_torch_func_and_forward_mode_ad_take_the_explicit_steps():
+    queries, keys, values = (x.detach() for x in _inputs())
+    lens = torch.tensor([0, 3, 6])
+    attention = _recording_layer()
+    jacobian = torch.func.jacrev(lambda q: attention(q, keys, values, lens))(queries)
+    expected = torch.func.jacrev(lambda q: _formula(q, keys, values, [0, 3, 6]))(queries)
+    torch.testing.assert_close(jacobian, expected)
+    tangent = torch.randn_like(queries)
+    with torch.autograd.forward_ad.dual_level():
+        dual = torch.autograd.forward_ad.make_dual(queries, tangent)
+        derivative = torch.autograd.forward_ad.unpack_dual(attention(dual, keys, values, lens)).tangent
+    torch.testing.assert_close(derivative, torch.einsum("bqvcpd,cpd->bqv", expected, tangent))
+
+
+def test_after_a_read_training_computes_the_weights_and_the_same_gradients(monkeypatch):
+    calls = _count_calls(monkeypatch)
+    queries, keys, values = _inputs()
+    lens = torch.tensor([0, 3, 6])
+    attention = _recording_layer()
+    attention(queries, keys, values, lens)
+    assert attention.attention_weights is not None  # a read: the next call computes its weights
+    output = attention(queries, keys, values, lens)
+    assert len(calls) == 1  # the first call only
+    grads = torch.autograd.grad(output.sum(), (queries, keys, values))
+    expected = torch.autograd.grad(_formula(queries, keys, values, lens).sum(), (queries, keys, values))
+    for grad, reference in zip(grads, expected):
+        torch.testing.assert_close(grad, reference)
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_a_batch_of_no_examples_with_lengths(training):
+    queries, keys, values = (torch.zeros(0, n, 4, requires_grad=training) for n in (2, 3, 3))
+    attention = d2l.DotProductAttention(dropout=0.0).train(training)
+    for lens in (torch.zeros(0, dtype=torch.int64), torch.zeros(0, 2, dtype=torch.int64)):
+        assert attention(queries, keys, values, lens).shape == (0, 2, 4)
+
+
+def test_a_call_lets_the_previous_calls_inputs_go():
+    queries, keys, values = (x.detach() for x in _inputs(torch.float32))
+    attention = d2l.DotProductAttention(dropout=0.0).eval()
+    attention(queries.clone(), keys, values, torch.tensor([1, 2, 3]))
+    held = weakref.ref(attention._pending.inputs["queries"][0])
+    attention(queries, keys, values)
+    gc.collect()
+    assert held() is None

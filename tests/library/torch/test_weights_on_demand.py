@@ -1,8 +1,9 @@
 """Issue 27: ``DotProductAttention`` at fused-kernel speed, ``AdditiveAttention`` in bounded memory.
 
 ``DotProductAttention`` computes its output with one ``scaled_dot_product_attention`` call
-unless it needs the weights anyway (autograd recording without active dropout, or the last
-call's weights were read); ``attention_weights`` is then computed when first read, from
+unless it needs the weights anyway (the last call's weights were read, and dropout is off;
+since issue 37, autograd recording alone goes through the built-in, see
+``test_training_path.py``); ``attention_weights`` is then computed when first read, from
 what the call saw, and cached. The hazards of computing later are tested here: inputs
 changed in place before the read, a second call before the read, autograd, torch.compile,
 state dicts and pickles. ``AdditiveAttention`` computes its features a chunk of queries at a
@@ -238,8 +239,9 @@ def test_training_with_dropout_reproducible_and_reading_changes_no_gradient(read
 
 
 def test_gradcheck_without_dropout_takes_the_twice_differentiable_path():
-    """No dropout, autograd recording: the explicit path, twice differentiable (the fused CPU
-    kernel's backward pass has no derivative)."""
+    """No dropout, autograd recording: the built-in's backward pass, and a graph of the
+    gradients from ``_TwiceDifferentiableSDPA``'s explicit steps (the fused CPU kernel's
+    backward pass has no derivative)."""
     queries, keys, values = (t.requires_grad_() for t in _inputs(torch.float64, sizes=(2, 3, 5, 4, 2)))
     attention = d2l.DotProductAttention(dropout=0.0)
     lens = torch.tensor([0, 4])
