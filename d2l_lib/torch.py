@@ -278,6 +278,15 @@ def _checked_lens(
     return lens.reshape(batch_size, num_queries if lens.dim() == 2 else 1, 1)
 
 
+def _autograd_transforms_active() -> bool:
+    """Whether ``torch.func`` or forward-mode AD is at work: neither can go
+    through ``_TwiceDifferentiableSDPA`` (private PyTorch functions)."""
+    return (
+        torch._C._are_functorch_transforms_active()
+        or torch.autograd.forward_ad._current_level >= 0
+    )
+
+
 # ---- from chapters/en/attention-scoring-in-practice.ipynb, cell masked-softmax
 # ---- section: The Library's Masked Softmax (subsec_library-masked-softmax)
 def _masked_softmax(
@@ -290,6 +299,9 @@ def _masked_softmax(
     and, when no gradient is needed, the weights written over it.
     """
     lens = _valid_lens_per_query(X, valid_lens)
+    # Under torch.func or forward-mode AD, no step may write in place
+    functional = X.requires_grad or _autograd_transforms_active()
+    overwrite = overwrite and not functional
     if lens is None:
         padding = None
     else:
@@ -318,7 +330,7 @@ def _masked_softmax(
     elif padding is not None:
         # A masked copy in one pass: X itself is untouched
         X = torch.where(padding, lowest, X)
-    if X.requires_grad or (padding is None and not overwrite):
+    if functional or (padding is None and not overwrite):
         # A new tensor: a softmax with out= cannot be differentiated, and
         # without a mask X is still the caller's
         weights = nn.functional.softmax(X, dim=-1)
@@ -337,7 +349,7 @@ def _masked_softmax(
     if not small and X.device.type == 'cpu':
         if not ((weights[..., -1:] != 0) & padding[..., -1:]).any():
             return weights
-    if weights.requires_grad:  # autograd needs softmax's output unchanged
+    if functional:  # autograd needs softmax's output unchanged
         return torch.where(padding, 0.0, weights)
     return weights.masked_fill_(padding, 0.0)
 
@@ -430,9 +442,9 @@ class _PendingWeights:
     """What one call of ``DotProductAttention`` needs to compute its weights.
 
     Holds the queries, keys and valid lengths the call saw, and whether
-    autograd and inference mode were on, so that ``compute`` returns the
-    weights the call would have computed, or raises if an input was changed
-    in place since.
+    autograd, inference mode and autocast were on, so that ``compute``
+    returns the weights the call would have computed, or raises if an input
+    was changed in place since.
     """
 
     def __init__(
@@ -446,6 +458,7 @@ class _PendingWeights:
             self.inputs['valid_lens'] = _kept(lens)
         self.grad_enabled = torch.is_grad_enabled()
         self.inference = torch.is_inference_mode_enabled()
+        self.autocast = _autocast_state(queries.device.type)
 
     def compute(self) -> torch.Tensor:
         """The masked softmax of the call's scores, as the layer defines it."""
@@ -467,6 +480,7 @@ class _PendingWeights:
         with (
             torch.inference_mode(self.inference),
             torch.set_grad_enabled(self.grad_enabled),
+            _autocast_like(queries.device.type, self.autocast),
         ):
             d = queries.shape[-1]
             scores = torch.bmm(queries / math.sqrt(d), keys.transpose(1, 2))
@@ -496,15 +510,6 @@ def _explicit_attention(
     return weights.masked_fill(padding, 0.0) @ values
 
 
-def _autograd_transforms_active() -> bool:
-    """Whether ``torch.func`` or forward-mode AD is at work: neither can go
-    through ``_TwiceDifferentiableSDPA`` (private PyTorch functions)."""
-    return (
-        torch._C._are_functorch_transforms_active()
-        or torch.autograd.forward_ad._current_level >= 0
-    )
-
-
 def _autocast_state(
     device_type: str,
 ) -> tuple[bool, torch.dtype | None]:
@@ -525,6 +530,17 @@ def _autocast_state(
     except RuntimeError:  # a device that autocast does not know (meta)
         pass
     return False, None
+
+
+def _autocast_like(
+    device_type: str, state: tuple[bool, torch.dtype | None]
+):
+    """A context that sets autocast for ``device_type`` to ``state``, as
+    ``_autocast_state`` returned it (none for a device autocast ignores)."""
+    enabled, dtype = state
+    if dtype is None:
+        return contextlib.nullcontext()
+    return torch.autocast(device_type, dtype=dtype, enabled=enabled)
 
 
 class _TwiceDifferentiableSDPA(torch.autograd.Function):
@@ -549,7 +565,8 @@ class _TwiceDifferentiableSDPA(torch.autograd.Function):
                 *inputs, attn_mask=mask
             )
         ctx.save_for_backward(queries, keys, values, mask)
-        ctx.recorded = output, inputs
+        # In a list, whose pop() no other thread can interleave with
+        ctx.recorded = [(output, inputs)]
         ctx.device_type = queries.device.type
         ctx.autocast = _autocast_state(ctx.device_type)
         return output.detach()
@@ -557,7 +574,7 @@ class _TwiceDifferentiableSDPA(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         # Taken in one step: a second backward pass cannot run it again
-        recorded, ctx.recorded = ctx.recorded, None
+        recorded = ctx.recorded.pop() if ctx.recorded else None
         queries, keys, values, mask = ctx.saved_tensors
         needed = ctx.needs_input_grad[:3]
         create_graph = torch.is_grad_enabled()
@@ -571,12 +588,7 @@ class _TwiceDifferentiableSDPA(torch.autograd.Function):
                     for x, n in zip((queries, keys, values), needed)
                 ]
                 compute = nn.functional.scaled_dot_product_attention
-            enabled, dtype = ctx.autocast
-            autocast = (
-                torch.autocast(ctx.device_type, dtype=dtype)
-                if enabled
-                else contextlib.nullcontext()
-            )
+            autocast = _autocast_like(ctx.device_type, ctx.autocast)
             with torch.enable_grad(), autocast:
                 output = compute(*inputs, attn_mask=mask)
         else:
@@ -602,11 +614,10 @@ class DotProductAttention(nn.Module):
     length); ``attention_weights`` gives the weights of the last call
     before dropout, computed when first read unless the call computed them.
 
-    Unless a call computes its weights, its gradients come from the
-    built-in's backward pass; a graph of them (``create_graph=True``) is
-    available without dropout. The host does not wait for an NVIDIA GPU:
-    lengths there are checked on the GPU, so a bad one is reported later
-    (see ``_checked_lens``).
+    Its gradients come from the built-in's backward pass; a graph of them
+    (``create_graph=True``) is available without dropout. The host does not
+    wait for an NVIDIA GPU: lengths there are checked on the GPU, so a bad
+    one is reported later (see ``_checked_lens``).
     """
 
     def __init__(self, dropout: float, **kwargs):
@@ -645,9 +656,14 @@ class DotProductAttention(nn.Module):
         self._weights = self._pending = None
         _check_attention_inputs(queries, keys, values, same_length=True)
         dropout = self.dropout.p if self.training else 0.0
+        recording = torch.is_grad_enabled() and any(
+            x.requires_grad for x in (queries, keys, values)
+        )
         # Without dropout, when the last call's weights were read, computing
-        # them with the output costs less than computing them again
-        explicit = dropout == 0 and self._weights_read
+        # them with the output costs less than computing them again. (Not
+        # while autograd records: a read between a checkpointed call and its
+        # recomputation would change the path.)
+        explicit = dropout == 0 and self._weights_read and not recording
         self._weights_read = False
         if explicit:
             d = queries.shape[-1]
@@ -680,9 +696,7 @@ class DotProductAttention(nn.Module):
         inputs = queries.unsqueeze(1), keys.unsqueeze(1), values.unsqueeze(1)
         if dropout == 0 and _autograd_transforms_active():
             output = _explicit_attention(*inputs, mask)
-        elif dropout == 0 and torch.is_grad_enabled() and any(
-            x.requires_grad for x in inputs
-        ):
+        elif dropout == 0 and recording:
             output = _TwiceDifferentiableSDPA.apply(*inputs, mask)
         else:
             output = nn.functional.scaled_dot_product_attention(

@@ -68,14 +68,18 @@ def _count_calls(monkeypatch):
     return calls
 
 
+@pytest.mark.parametrize("value_length", [8, 5], ids=["fused kernel", "math path"])
 @pytest.mark.parametrize("own_zeroing", [False, True], ids=["kernel zeroes", "layer zeroes"])
 @pytest.mark.parametrize("case", LENGTHS)
-def test_training_goes_through_the_built_in_and_its_gradients_equal_the_formula(case, own_zeroing, monkeypatch):
+def test_training_goes_through_the_built_in_and_its_gradients_equal_the_formula(
+    case, own_zeroing, value_length, monkeypatch
+):
     """Also with the layer's own handling of rows of length 0 (PyTorch before 2.5, and GPUs)."""
     if own_zeroing:
         monkeypatch.setattr(d2l, "_CPU_SDPA_ZEROES_EMPTY_ROWS", False)
     calls = _count_calls(monkeypatch)
-    queries, keys, values = _inputs()
+    # Values as long as the queries: SDPA's fused CPU kernel; shorter: its math path
+    queries, keys, values = _inputs(sizes=(3, 4, 6, 8, value_length))
     lens = None if LENGTHS[case] is None else torch.tensor(LENGTHS[case])
     output = _recording_layer()(queries, keys, values, lens)
     assert len(calls) == 1
@@ -226,19 +230,70 @@ def test_torch_func_and_forward_mode_ad_take_the_explicit_steps():
     torch.testing.assert_close(derivative, torch.einsum("bqvcpd,cpd->bqv", expected, tangent))
 
 
-def test_after_a_read_training_computes_the_weights_and_the_same_gradients(monkeypatch):
+def test_after_a_read_training_still_goes_through_the_built_in(monkeypatch):
+    """A read does not switch the path while autograd records: a checkpointed call and its
+    recomputation must take the same one."""
     calls = _count_calls(monkeypatch)
     queries, keys, values = _inputs()
     lens = torch.tensor([0, 3, 6])
     attention = _recording_layer()
     attention(queries, keys, values, lens)
-    assert attention.attention_weights is not None  # a read: the next call computes its weights
+    assert attention.attention_weights is not None
     output = attention(queries, keys, values, lens)
-    assert len(calls) == 1  # the first call only
+    assert len(calls) == 2
     grads = torch.autograd.grad(output.sum(), (queries, keys, values))
     expected = torch.autograd.grad(_formula(queries, keys, values, lens).sum(), (queries, keys, values))
     for grad, reference in zip(grads, expected):
         torch.testing.assert_close(grad, reference)
+
+
+@pytest.mark.parametrize("dropout", [0.0, 0.1])
+def test_reading_the_weights_inside_a_checkpointed_block(dropout):
+    """As D2L's Transformer encoder does after each block, here under non-reentrant
+    activation checkpointing, whose recomputation must save what the forward pass saved."""
+    queries, keys, values = _inputs(torch.float32)
+    lens = torch.tensor([0, 3, 6])
+    attention = _recording_layer(dropout)
+    outputs = []
+    for _ in range(2):
+        outputs.append(torch.utils.checkpoint.checkpoint(attention, queries, keys, values, lens, use_reentrant=False))
+        assert attention.attention_weights.shape == (3, 4, 6)
+    sum(output.sum() for output in outputs).backward()
+    assert all(torch.isfinite(x.grad).all() for x in (queries, keys, values))
+
+
+def test_forward_mode_ad_through_masked_softmax_and_a_read():
+    X = torch.randn(2, 3, 5, dtype=torch.float64)
+    tangent = torch.randn_like(X)
+    lens = torch.tensor([2, 5])
+    with torch.autograd.forward_ad.dual_level():
+        dual = torch.autograd.forward_ad.make_dual(X, tangent)
+        derivative = torch.autograd.forward_ad.unpack_dual(d2l.masked_softmax(dual, lens)).tangent
+    expected = torch.func.jvp(lambda x: d2l.masked_softmax(x, lens), (X,), (tangent,))[1]
+    torch.testing.assert_close(derivative, expected)
+    queries, keys, values = (x.detach() for x in _inputs())
+    attention = _recording_layer()
+    with torch.autograd.forward_ad.dual_level():
+        dual = torch.autograd.forward_ad.make_dual(queries, torch.ones_like(queries))
+        attention(dual, keys, values, torch.tensor([0, 3, 6]))
+        weights = attention.attention_weights
+        assert torch.autograd.forward_ad.unpack_dual(weights).tangent is not None
+
+
+def test_weights_read_later_are_computed_under_the_calls_autocast():
+    queries, keys, values = (x.detach() for x in _inputs(torch.float32, sizes=(2, 8, 16, 16, 16)))
+    lens = torch.tensor([5, 16])
+    later = d2l.DotProductAttention(dropout=0.0).eval()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        later(queries, keys, values, lens)
+    weights = later.attention_weights
+    at_once = d2l.DotProductAttention(dropout=0.0).eval()
+    at_once(queries, keys, values, lens)
+    at_once.attention_weights  # noqa: B018 (a read: the next call computes its weights)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        at_once(queries, keys, values, lens)
+    assert weights.dtype == at_once.attention_weights.dtype
+    assert torch.equal(weights, at_once.attention_weights)
 
 
 @pytest.mark.parametrize("training", [False, True])
