@@ -165,15 +165,15 @@ lint: setup
 	$(PY) -m mypy d2l_lib
 
 # --durations lists the slowest tests, so that where CI's time goes shows in its log.
-# pytest-xdist runs the tests in PYTEST_WORKERS processes. CI's machine has two cores, but
-# many tests wait for a kernel, a browser or a build: with three workers the two cores stay
-# busy (make test, 2026-11-28: pytest 16m04s with three, against 17m24s with two and fewer tests);
+# pytest-xdist runs the tests in PYTEST_WORKERS processes (CI's machine has two cores; three
+# workers were faster where the build's environments existed, 16m04s against 17m24s, but slower
+# on a clean clone, 20m52s, where the Colab environments and the site are made during the run);
 # --dist loadfile keeps each file in one worker, in order: a notebook's cells share its
 # kernel, and a module's fixtures (its servers, the Colab environments) are made once;
 # the files SPLIT_FILES names (tests/conftest.py) have their tests shared, and sent first.
 # The site is built once for all workers (tests/book/conftest.py). PYTEST_WORKERS=0 runs
 # everything in this process, as before.
-PYTEST_WORKERS ?= 3
+PYTEST_WORKERS ?= 2
 pytest: setup
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval --nbval-kernel-name $(KERNEL) --durations=15
 

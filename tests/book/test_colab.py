@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import venv
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -154,6 +155,10 @@ def installer_environment() -> dict[str, str]:
     return {**os.environ, "UV": str(Path(sys.executable).parent / "uv")}
 
 
+SPAWNING = threading.Lock()
+"""Held by a thread of ``colab_venvs`` while it makes a virtual environment or starts a process."""
+
+
 def make_colab_venv(framework: Framework) -> Path:
     """The Python of the simulated Colab of ``framework``, made if missing or made from other pins.
 
@@ -167,8 +172,16 @@ def make_colab_venv(framework: Framework) -> Path:
     with FileLock(folder.with_name(f"{folder.name}.lock")):
         if not (python.exists() and stamp.exists() and json.loads(stamp.read_text()) == packages):
             shutil.rmtree(folder, ignore_errors=True)
-            venv.EnvBuilder(with_pip=True, clear=True).create(folder)
-            subprocess.run([str(python), str(INSTALL), "--quiet", *packages], env=installer_environment(), check=True)
+            # The threads of ``colab_venvs`` take turns to copy a Python and to start a process:
+            # a process forked while another thread writes its new Python holds that file open
+            # for writing until it executes, and running the new Python then fails with
+            # "[Errno 26] Text file busy" (it did, on a clean clone). The installs run at once.
+            with SPAWNING:
+                venv.EnvBuilder(with_pip=True, clear=True).create(folder)
+                command = [str(python), str(INSTALL), "--quiet", *packages]
+                install = subprocess.Popen(command, env=installer_environment())
+            if install.wait() != 0:
+                raise subprocess.CalledProcessError(install.returncode, install.args)
             stamp.write_text(json.dumps(packages))
     return python
 
