@@ -15,6 +15,7 @@ from flax import linen as nn
 from jax import numpy as jnp
 from matplotlib import pyplot as plt
 
+from d2l_lib import figure_text
 from d2l_lib import exercises
 
 __all__ = [
@@ -176,6 +177,8 @@ def show_heatmaps(
             if titles is not None:
                 ax.set_title(titles[j])
     fig.colorbar(image, ax=axes, shrink=0.6)
+    # text its font cannot draw (Hangul, say): another font, or else English
+    figure_text.fit(fig)
     description = _heatmap_description(grid)
 
     # IPython shows the image and keeps this description beside it; the

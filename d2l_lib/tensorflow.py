@@ -11,6 +11,7 @@ import numpy as np
 import tensorflow as tf
 from matplotlib import pyplot as plt
 
+from d2l_lib import figure_text
 from d2l_lib import exercises
 
 __all__ = [
@@ -139,6 +140,8 @@ def show_heatmaps(
             if titles is not None:
                 ax.set_title(titles[j])
     fig.colorbar(image, ax=axes, shrink=0.6)
+    # text its font cannot draw (Hangul, say): another font, or else English
+    figure_text.fit(fig)
     description = _heatmap_description(grid)
 
     # IPython shows the image and keeps this description beside it; the

@@ -8,6 +8,10 @@ in book order: the saved imports first (each once, standard library first), then
 id and the section with its label, so that a reader of the library finds where
 it is taught, and no header changes when cells are added around it.
 
+It also writes ``d2l_lib/figure_text.json``: each edition's translations of the words its
+figures show, with their English (``booktools.sources.code_text``; ``d2l_lib.figure_text``
+shows the English where a machine has no font for the edition's letters).
+
 ``--check`` compares the modules with the notebooks definition by definition and
 names each saved name that drifted, with its cell and section.
 
@@ -28,8 +32,10 @@ from pathlib import Path
 
 import nbformat
 
+from booktools.checks.translations.code_texts import edition_pairs
 from booktools.derive import provenance
 from booktools.project import Project
+from booktools.sources.code_text import library_table, library_table_file
 from booktools.sources.frameworks import FRAMEWORKS, Framework, page_frameworks
 from booktools.sources.myst import Heading, extensions_of, headings
 from booktools.sources.save_marks import ExtractionError, SavedBlock, Section, blocks_of_cell
@@ -256,4 +262,19 @@ def run(project: Project, check: bool = False) -> int:
                 print(f"- {problem}", file=sys.stderr)
         else:
             print(f"{module} matches the notebooks")
-    return 1 if failed else 0
+    return 1 if (not _figure_text(project, check) or failed) else 0
+
+
+def _figure_text(project: Project, check: bool) -> bool:
+    """Write ``d2l_lib/figure_text.json`` (the editions' figure words, with their English), or check it."""
+    path = library_table_file(project)
+    expected = library_table(edition_pairs(project))
+    if not check:
+        path.write_text(expected, encoding="utf-8")
+        print(f"wrote {project.relative(path)}")
+        return True
+    if path.exists() and path.read_text(encoding="utf-8") == expected:
+        print(f"{project.relative(path)} matches the notebooks")
+        return True
+    print(f"{project.relative(path)} and the editions' translated code text differ (run `make lib`)", file=sys.stderr)
+    return False

@@ -11,7 +11,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import nbformat
+
 from booktools.checks.translations.cells import pair_cells, read_cells, where
+from booktools.checks.translations.code_texts import check_registry
 from booktools.checks.translations.compare import (
     compare_code,
     compare_figures,
@@ -21,12 +24,15 @@ from booktools.checks.translations.compare import (
     compare_slide_marks,
 )
 from booktools.checks.translations.glossary import GlossaryError, StyleRule, Term, read_glossary, read_rules
+from booktools.checks.translations.number_format import check_number_format
 from booktools.checks.translations.prose import WORD
 from booktools.checks.translations.quiz_data import compare_quiz
 from booktools.checks.translations.wording import check_english_left, check_glossary, check_style_rules
 from booktools.project import SOURCE_LANGUAGE, Project
+from booktools.sources.code_text import read_registry
+from booktools.sources.measured import MeasuredError, page_figures
 from booktools.sources.quizzes import QUIZ_TAG
-from booktools.sources.strings import check_library_messages
+from booktools.sources.strings import check_library_messages, load_strings
 
 
 def compare_page(
@@ -35,12 +41,21 @@ def compare_page(
     terms: list[Term],
     project: Project,
     rules: dict[str, StyleRule] | None = None,
+    texts: frozenset[str] = frozenset(),
+    translated: dict[str, set[tuple[str, str]]] | None = None,
 ) -> list[str]:
-    """Compare one translated page with its English original; return the problems found."""
+    """Compare one translated page with its English original; return the problems found.
+
+    ``texts``: the templates of the words the page's code shows the reader
+    (``chapters/code_text.yml``); the translations found for them are added to
+    ``translated`` (template: {(translation, where)}).
+    """
     path = project.relative(translation_path)
     language = project.language_of(translation_path)
     kept = {word.lower() for term in terms for word in WORD.findall(term.term)}
     problems, pairs = pair_cells(path, read_cells(english_path), read_cells(translation_path))
+    numbers = load_strings(project, language).numbers
+    figures = _page_figures(translation_path, path)
     for english, translation in pairs:
         here = where(path, translation)
         if english.kind != translation.kind:
@@ -56,10 +71,14 @@ def compare_page(
         if english.kind == "code" and QUIZ_TAG in english.tags:
             found += compare_quiz(english, translation, project)
         elif english.kind == "code":
-            found += compare_code(english, translation, language) + compare_outputs(english, translation)
+            code_problems, text_pairs = compare_code(english, translation, language, texts)
+            found += code_problems + compare_outputs(english, translation, text_pairs)
+            for text, translated_text in text_pairs:
+                (translated if translated is not None else {}).setdefault(text, set()).add((translated_text, here))
         elif english.kind == "markdown":
             found += compare_markdown(english, translation) + compare_slide_marks(english, translation)
             found += compare_figures(english, translation)
+            found += check_number_format(translation.source, numbers, figures)
         elif english.source != translation.source:
             found.append(f"{english.kind} cell differs from English")
         if english.kind in ("code", "markdown"):
@@ -70,6 +89,17 @@ def compare_page(
     return problems
 
 
+def _page_figures(path: Path, where: str) -> dict[str, dict[str, float]]:
+    """The measured figures a notebook's stored outputs recorded (none for an ``.md`` page, or a malformed record,
+    which ``compare_outputs`` and the build report)."""
+    if path.suffix != ".ipynb":
+        return {}
+    try:
+        return page_figures(nbformat.read(path, as_version=4).cells, where)
+    except MeasuredError:
+        return {}
+
+
 def check(project: Project, languages: list[str] | None = None) -> list[str]:
     """Compare every translated page with English; return the problems, one line each.
 
@@ -78,9 +108,12 @@ def check(project: Project, languages: list[str] | None = None) -> list[str]:
         booktools.sources.schema.ConfigError: if ``_config.yml``'s editions are.
     """
     problems = check_library_messages(project)  # d2l_lib's own strings, in every edition
+    problems += check_registry(project)  # the words the code shows, as English lists them
+    registry = read_registry(project)
     english_pages = project.pages(SOURCE_LANGUAGE)
     for language in languages or [code for code in project.editions() if code != SOURCE_LANGUAGE]:
         terms, rules = read_glossary(language, project), read_rules(language, project)
+        translated: dict[str, set[tuple[str, str]]] = {}
         folder = project.chapters / language
         expected = set()
         for english in english_pages:
@@ -89,7 +122,14 @@ def check(project: Project, languages: list[str] | None = None) -> list[str]:
             if not translation.exists():
                 problems.append(f"{project.relative(translation)}: missing (English has {project.relative(english)})")
                 continue
-            problems += compare_page(english, translation, terms, project, rules)
+            texts = registry.page(english.stem)
+            problems += compare_page(english, translation, terms, project, rules, texts, translated)
+        problems += [
+            f"{language}: {text!r} is translated in more than one way: "
+            + "; ".join(f"{found!r} ({where})" for found, where in sorted(ways))
+            for text, ways in sorted(translated.items())
+            if len({found for found, _ in ways}) > 1
+        ]
         for extra in sorted(set(folder.rglob("*.ipynb")) - expected):
             if ".ipynb_checkpoints" not in extra.parts:
                 problems.append(f"{project.relative(extra)}: not in the English edition")

@@ -4,8 +4,11 @@
 - :func:`compare_slide_marks`: the same slide marks (``[**``, ``(**``, ``[~~``,
   ``(~~``), in the same order, so every edition has the same slides;
 - :func:`compare_code`: the same parsed code and ``#@save`` marks (comments and
-  docstrings are free to differ); :func:`compare_outputs`: the same stored outputs
-  (only their kinds where nbval ignores them);
+  docstrings are free to differ, and the words the code shows the reader that
+  ``chapters/code_text.yml`` lists, ``booktools.sources.code_text``);
+  :func:`compare_outputs`: the same stored outputs (only their kinds where nbval
+  ignores them; printed text read back into English where the cell translates what it
+  prints; a heatmap by the data it draws, its stored description, not its pixels);
 - :func:`compare_markdown`: the same math, labels, role targets, directives,
   heading levels and URLs; :func:`compare_figures`: the same measured figures
   quoted (``{measured}`CELL-ID.NAME:FORMAT```, ``booktools.sources.measured``): same cell,
@@ -31,8 +34,9 @@ from booktools.checks.translations.markdown import parsed
 from booktools.checks.translations.prose import (
     quote,
 )
-from booktools.checks.translations.pycode import normalized_code
+from booktools.checks.translations.pycode import normalized_code, prepared_tree
 from booktools.project import SOURCE_LANGUAGE
+from booktools.sources.code_text import align, normalized_output, to_english_output
 from booktools.sources.exercises import EDITION_OUTPUT_TAGS
 from booktools.sources.frameworks import TabError, cell_frameworks
 from booktools.sources.measured import (
@@ -46,6 +50,7 @@ from booktools.sources.slide_marks import mark_kinds
 
 CHECK_MARKS = re.compile("[✓✗]")  # a check's report marks each property it checked (d2l_lib.exercises)
 IGNORED_OUTPUT_TAGS = {"nbval-ignore-output", "nbval-skip"}  # outputs that differ from run to run
+HEATMAP_MIME = "application/vnd.d2l.heatmaps+json"  # show_heatmaps' description of what it draws (d2l_lib)
 
 
 def _quote_item(item: object) -> str:
@@ -75,14 +80,19 @@ def _first_difference(english: str, translation: str) -> str:
     return "they differ"
 
 
-def _plain_outputs(cell: Cell) -> list[dict[str, Any]]:
+def _plain_outputs(cell: Cell, pairs: list[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
     """The outputs without execution counts, consecutive stream chunks merged.
 
-    Of a cell whose outputs nbval ignores, only the kinds of outputs are kept.
+    Of a cell whose outputs nbval ignores, only the kinds of outputs are kept. With ``pairs``
+    (English, translated templates of the words the cell shows, ``booktools.sources.code_text``),
+    printed text is read back into English and spaced as :func:`normalized_output` spaces
+    English's (pass ``[]`` for the English cell of such a pair), and a heatmap is its description.
     """
     result: list[dict[str, Any]] = []
     for stored in cell.outputs:
         output = {key: value for key, value in stored.items() if key != "execution_count"}
+        if pairs is not None and HEATMAP_MIME in output.get("data", {}):  # the labels are drawn in the pixels
+            output["data"] = {HEATMAP_MIME: output["data"][HEATMAP_MIME]}
         if is_figures_output(output):  # each edition's run measured its own figures: their names must agree
             recorded = output["data"][FIGURES_MIME]
             names = sorted(recorded) if isinstance(recorded, dict) else recorded
@@ -92,6 +102,9 @@ def _plain_outputs(cell: Cell) -> list[dict[str, Any]]:
             # mark the same properties as holding (✓) or failing (✗), in the same order, as English
             text = output["text"] if isinstance(output["text"], str) else "".join(output["text"])
             output = {**output, "text": "marks " + "".join(CHECK_MARKS.findall(text)) + "\n"}
+        if pairs is not None and output["output_type"] == "stream":
+            text = output["text"] if isinstance(output["text"], str) else "".join(output["text"])
+            output = {**output, "text": to_english_output(text, pairs) if pairs else normalized_output(text)}
         if IGNORED_OUTPUT_TAGS & set(cell.tags):
             output = {
                 "output_type": output["output_type"],
@@ -134,9 +147,15 @@ def compare_slide_marks(english: Cell, translation: Cell) -> list[str]:
     return [f"slide marks differ from English: English {english_marks}, translation {translated_marks}"]
 
 
-def compare_outputs(english: Cell, translation: Cell) -> list[str]:
-    """Describe how the stored outputs of two code cells differ."""
-    want, have = _plain_outputs(english), _plain_outputs(translation)
+def compare_outputs(english: Cell, translation: Cell, pairs: list[tuple[str, str]] | None = None) -> list[str]:
+    """Describe how the stored outputs of two code cells differ.
+
+    ``pairs``: the (English, translated) templates of the words the cell shows the reader,
+    from :func:`compare_code`; the translation's printed text is read back into English.
+    """
+    translated = [pair for pair in pairs or [] if pair[0] != pair[1]]
+    want = _plain_outputs(english, [] if translated else None)
+    have = _plain_outputs(translation, translated or None)
     if want == have:
         return []
     if len(want) != len(have):
@@ -157,26 +176,42 @@ def compare_outputs(english: Cell, translation: Cell) -> list[str]:
     return problems
 
 
-def compare_code(english: Cell, translation: Cell, language: str) -> list[str]:
+def compare_code(
+    english: Cell, translation: Cell, language: str, texts: frozenset[str] = frozenset()
+) -> tuple[list[str], list[tuple[str, str]]]:
     """Describe how a translated code cell differs from English other than in comments and docstrings.
 
     ``lang=`` arguments that name each page's own edition (``language`` for the translation)
-    are the same code (``pycode.normalized_code``).
+    are the same code (``pycode.normalized_code``). A string literal whose English template is
+    in ``texts`` (the page's words for the reader, ``chapters/code_text.yml``) must be
+    translated, keeping its filled-in values.
+
+    Returns:
+        The problems, and the (English, translated) templates of the literals in ``texts``.
     """
     try:
-        want = normalized_code(english.source, SOURCE_LANGUAGE)
+        english_tree = prepared_tree(english.source, SOURCE_LANGUAGE)
     except SyntaxError:
-        return [] if english.source == translation.source else ["code differs from English (not Python)"]
+        return ([] if english.source == translation.source else ["code differs from English (not Python)"]), []
     try:
-        have = normalized_code(translation.source, language)
+        translated_tree = prepared_tree(translation.source, language)
     except SyntaxError as error:
-        return [f"code differs from English: it does not parse (line {error.lineno}: {error.msg})"]
-    if want != have:
-        return [f"code differs from English: {_first_difference(want, have)}"]
-    if not SAVE_MARK.search(english.source + translation.source):
-        return []
-    problem = difference("#@save marks", saved_statements(english.source), saved_statements(translation.source))
-    return [problem] if problem else []
+        return [f"code differs from English: it does not parse (line {error.lineno}: {error.msg})"], []
+    found = align(english_tree, translated_tree, texts)
+    if not found.same_code:
+        want, have = normalized_code(english.source, SOURCE_LANGUAGE), normalized_code(translation.source, language)
+        return [f"code differs from English: {_first_difference(want, have)}"], []
+    problems = list(found.problems)
+    problems += [
+        f"line {line}: {text!r} is shown to the reader: translate it (chapters/code_text.yml lists it)"
+        for text, translated, line in found.pairs
+        if translated == text and language != SOURCE_LANGUAGE
+    ]
+    pairs = [(text, translated) for text, translated, _ in found.pairs]
+    if SAVE_MARK.search(english.source + translation.source):
+        problem = difference("#@save marks", saved_statements(english.source), saved_statements(translation.source))
+        problems += [problem] if problem else []
+    return problems, pairs
 
 
 def compare_markdown(english: Cell, translation: Cell) -> list[str]:

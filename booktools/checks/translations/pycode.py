@@ -38,14 +38,8 @@ def _docstrings(tree: ast.AST) -> list[tuple[DocumentedNode, ast.Expr, str]]:
     return found
 
 
-@functools.lru_cache(maxsize=4096)  # a check reads each English cell once per edition, and tests check often
-def normalized_code(source: str, language: str | None = None) -> str:
-    """Return the code of a cell as text, without comments and with every docstring the same.
-
-    With ``language``, a call's ``lang=`` argument that names it (``lang='id'`` on an
-    Indonesian page, ``lang='en'`` on an English one) reads as ``lang=<edition>``: a check or
-    hint prints in its edition's language (``booktools.sources.exercises``). Any other value
-    stays as written, so a page that passes another edition's language differs from English.
+def prepared_tree(source: str, language: str | None = None) -> ast.Module:
+    """Return the parsed code of a cell with every docstring the same (see :func:`normalized_code`).
 
     Raises:
         SyntaxError: if the cell is not valid Python.
@@ -58,7 +52,22 @@ def normalized_code(source: str, language: str | None = None) -> str:
             if isinstance(node, ast.keyword) and node.arg == LANGUAGE_ARGUMENT:
                 if isinstance(node.value, ast.Constant) and node.value.value == language:
                     node.value = ast.Name("<edition>")
-    return ast.unparse(tree)
+    return tree
+
+
+@functools.lru_cache(maxsize=4096)  # a check reads each English cell once per edition, and tests check often
+def normalized_code(source: str, language: str | None = None) -> str:
+    """Return the code of a cell as text, without comments and with every docstring the same.
+
+    With ``language``, a call's ``lang=`` argument that names it (``lang='id'`` on an
+    Indonesian page, ``lang='en'`` on an English one) reads as ``lang=<edition>``: a check or
+    hint prints in its edition's language (``booktools.sources.exercises``). Any other value
+    stays as written, so a page that passes another edition's language differs from English.
+
+    Raises:
+        SyntaxError: if the cell is not valid Python.
+    """
+    return ast.unparse(prepared_tree(source, language))
 
 
 def code_prose(source: str) -> list[tuple[int, str]]:
