@@ -192,6 +192,9 @@ def to_english_output(text: str, pairs: list[tuple[str, str]]) -> str:
             pattern = template_pattern(translated)
             if translated.endswith("}") and not translated.endswith("}}"):
                 pattern = pattern[: -len("(.*?)")] + "(.*)"  # a value at the end runs to the line's end
+            # a word of the template is a whole word of the line: 키 (Keys) is not the start of 키움
+            pattern = ("(?<!\\w)" if re.match(r"\w", translated) else "") + pattern
+            pattern += "(?!\\w)" if re.search(r"\w$", translated) else ""
             line = re.sub(pattern, functools.partial(_written_in, english), line)
         lines.append(re.sub(r" {2,}", " ", line).rstrip())
     return "\n".join(lines)

@@ -24,7 +24,7 @@ from booktools.sources.measured import MeasuredError, fill_text, without_placeho
 from booktools.sources.strings import NumberStrings
 
 UNITS = ("KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB", "GB/s", "GFLOP/s", "GFLOPs", "FLOPs", "ms", "µs", "ns")
-UNIT_GLUED = re.compile(r"\d(?:" + "|".join(re.escape(unit) for unit in UNITS) + r")(?![\w/])")
+UNIT_GLUED = re.compile(r"\d(?:" + "|".join(re.escape(unit) for unit in UNITS) + r")(?![A-Za-z0-9_/])")  # a Korean particle may follow
 YEAR = re.compile(r"(?:19|20)\d\d")
 # A version follows the name of what it versions: "PyTorch 2.5", "torch>=2.5", "versi 2.13", "버전 2.13".
 VERSIONED = re.compile(
@@ -38,7 +38,7 @@ MODEL = re.compile(r"\b[A-Z]+\d+\s+$")  # a product's name: "H100 80GB HBM3" nam
 def _number(numbers: NumberStrings) -> re.Pattern[str]:
     """A number as written: digits, with any of the two marks between digit groups."""
     marks = re.escape(numbers.decimal + numbers.thousands + ".,")
-    return re.compile(rf"(?<![\w.,])\d+(?:[{marks}]\d+)*(?![\w])")
+    return re.compile(rf"(?<![\w.,])\d+(?:[{marks}]\d+)*(?![A-Za-z0-9_])")  # a Korean counter may follow: 1000개
 
 
 def number_problems(text: str, numbers: NumberStrings) -> list[str]:
