@@ -64,6 +64,7 @@ class Alignment:
     pairs: list[tuple[str, str, int]] = field(default_factory=list)  # (English, translated, English line)
     problems: list[str] = field(default_factory=list)
     same_code: bool = True
+    difference: int | None = None  # the English line of the first difference in the code itself
 
 
 def registry_file(project: Project) -> Path:
@@ -114,11 +115,14 @@ def _fields(node: ast.AST) -> list[str]:
     return []
 
 
-def _walk(english: object, translation: object, texts: frozenset[str], found: Alignment) -> bool:
-    """Compare two parsed trees; record translated literals in ``found``; False where they differ."""
+def _walk(english: object, translation: object, texts: frozenset[str], found: Alignment, line: int = 0) -> bool:
+    """Compare two parsed trees; record translated literals in ``found``; False where they differ.
+
+    ``line`` is the line of the nearest enclosing statement or expression, where a difference is reported.
+    """
+    line = getattr(english, "lineno", line)
     if isinstance(english, ast.AST) and (english_template := template(english)) in texts:
         translated = template(translation) if isinstance(translation, ast.AST) else None
-        line = getattr(english, "lineno", 0)
         if translated is None or _fields(english) != _fields(translation):  # type: ignore[arg-type]
             found.problems.append(
                 f"line {line}: the translation of {english_template!r} must be a string with the same "
@@ -127,20 +131,21 @@ def _walk(english: object, translation: object, texts: frozenset[str], found: Al
         else:
             found.pairs.append((str(english_template), translated, line))
         return True
-    if type(english) is not type(translation):
-        return False
-    if isinstance(english, list):
-        return len(english) == len(translation) and all(  # type: ignore[arg-type]
-            _walk(a, b, texts, found)
-            for a, b in zip(english, translation)  # type: ignore[call-overload]
-        )
-    if isinstance(english, ast.AST):
+    if isinstance(english, list) and isinstance(translation, list) and len(english) == len(translation):
+        return all([_walk(a, b, texts, found, line) for a, b in zip(english, translation)])
+    if isinstance(english, ast.AST) and type(english) is type(translation):
         return all(
-            _walk(getattr(english, name, None), getattr(translation, name, None), texts, found)
-            for name in english._fields
-            if name != "ctx"
+            [
+                _walk(getattr(english, name, None), getattr(translation, name, None), texts, found, line)
+                for name in english._fields
+                if name != "ctx"
+            ]
         )
-    return english == translation
+    if english == translation:
+        return True
+    if found.difference is None:
+        found.difference = line
+    return False
 
 
 def align(english: ast.Module, translation: ast.Module, texts: frozenset[str]) -> Alignment:

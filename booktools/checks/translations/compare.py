@@ -200,6 +200,9 @@ def compare_code(
     found = align(english_tree, translated_tree, texts)
     if not found.same_code:
         want, have = normalized_code(english.source, SOURCE_LANGUAGE), normalized_code(translation.source, language)
+        if found.difference:  # where the code itself differs, not a translated literal
+            line = english.source.split("\n")[found.difference - 1].strip()
+            return [f"code differs from English at line {found.difference}: English {quote(line, 90)}"], []
         return [f"code differs from English: {_first_difference(want, have)}"], []
     problems = list(found.problems)
     problems += [

@@ -24,7 +24,8 @@ from booktools.sources.measured import MeasuredError, fill_text, without_placeho
 from booktools.sources.strings import NumberStrings
 
 UNITS = ("KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB", "GB/s", "GFLOP/s", "GFLOPs", "FLOPs", "ms", "µs", "ns")
-UNIT_GLUED = re.compile(r"\d(?:" + "|".join(re.escape(unit) for unit in UNITS) + r")(?![A-Za-z0-9_/])")  # a Korean particle may follow
+# a Korean particle may follow the unit: 68.5 MiB입니다
+UNIT_GLUED = re.compile(r"\d(?:" + "|".join(re.escape(unit) for unit in UNITS) + r")(?![A-Za-z0-9_/])")
 YEAR = re.compile(r"(?:19|20)\d\d")
 # A version follows the name of what it versions: "PyTorch 2.5", "torch>=2.5", "versi 2.13", "버전 2.13".
 VERSIONED = re.compile(
