@@ -19,7 +19,7 @@ import pytest
 from booktools.checks.translations.cells import Cell
 from booktools.checks.translations.check import check
 from booktools.checks.translations.code_texts import check_registry, edition_pairs
-from booktools.checks.translations.compare import compare_code, compare_outputs
+from booktools.checks.translations.compare import compare_code, compare_markdown, compare_outputs, english_math
 from booktools.checks.translations.number_format import check_number_format, number_problems
 from booktools.project import Project
 from booktools.sources.code_text import (
@@ -187,3 +187,15 @@ def test_the_number_format_is_checked_with_the_measured_figures_filled_in() -> N
     assert any("'5MiB': a space" in p for p in problems), problems
     assert not any("8192" in p or "1.5" in p for p in problems)  # math and code are not prose
     assert check_number_format(source.replace(":.1f` kali", ":,.1f` kali").replace("`MiB", "` MiB"), INDONESIAN, figures) == []
+
+
+def test_math_may_differ_in_its_words_and_in_the_editions_decimal_mark() -> None:
+    english = Cell(1, "m", "markdown", r"About $-3.4 \times 10^{38}$, and $\exp(\textrm{fill} - \textrm{row maximum})$.")
+    indonesian = Cell(
+        1, "m", "markdown", r"Sekitar $-3{,}4 \times 10^{38}$, dan $\exp(\textrm{isian} - \textrm{maksimum baris})$."
+    )
+    assert compare_markdown(english, indonesian, ",") == []
+    assert compare_markdown(english, indonesian, ".")  # a decimal comma only where the edition writes one
+    changed = Cell(1, "m", "markdown", indonesian.source.replace("10^{38}", "10^{39}"))
+    assert compare_markdown(english, changed, ",")  # the rest of the math is English's
+    assert english_math(r"\mathrm{d}x + \textrm{BMM}(A)") == r"\mathrm{d}x + \textrm{…}(A)"  # a symbol stays

@@ -76,7 +76,7 @@ def compare_page(
             for text, translated_text in text_pairs:
                 (translated if translated is not None else {}).setdefault(text, set()).add((translated_text, here))
         elif english.kind == "markdown":
-            found += compare_markdown(english, translation) + compare_slide_marks(english, translation)
+            found += compare_markdown(english, translation, numbers.decimal) + compare_slide_marks(english, translation)
             found += compare_figures(english, translation)
             found += check_number_format(translation.source, numbers, figures)
         elif english.source != translation.source:

@@ -217,16 +217,37 @@ def compare_code(
     return problems, pairs
 
 
-def compare_markdown(english: Cell, translation: Cell) -> list[str]:
-    """Describe how a translated markdown cell differs from English in math, labels, links and markup."""
+# Words inside math (\textrm{row maximum}) are prose: an edition writes them in its language.
+MATH_WORDS = re.compile(r"\\(textrm|text|mathrm|textit)\{[^{}]*[^\W\d_]{2,}[^{}]*\}")
+DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")  # 3{,}4: TeX's decimal comma, without a space after it
+
+
+def english_math(tex: str, decimal: str = ".") -> str:
+    """Return math as English writes it: words in ``\textrm{}`` left out, and, for an edition whose
+    decimal mark is a comma, its decimal commas (``3{,}4``) read as points. The rest must be English's."""
+    tex = MATH_WORDS.sub(lambda match: f"\\{match.group(1)}{{…}}", tex)
+    return DECIMAL_COMMA.sub(".", tex) if decimal == "," else tex
+
+
+def compare_markdown(english: Cell, translation: Cell, decimal: str = ".") -> list[str]:
+    """Describe how a translated markdown cell differs from English in math, labels, links and markup.
+
+    Math is compared as :func:`english_math` reads it: the words of ``\textrm{}`` are the
+    edition's, and so is the decimal mark (``decimal``, the edition's own).
+    """
     want, have = parsed(english.source), parsed(translation.source)
 
-    def math(blocks: list[tuple[str, str]]) -> list[str]:
-        return [f"$${m}$$ ({label})" if label else f"$${m}$$" for m, label in blocks]
+    def math(blocks: list[tuple[str, str]], mark: str) -> list[str]:
+        return [
+            f"$${english_math(m, mark)}$$ ({label})" if label else f"$${english_math(m, mark)}$$" for m, label in blocks
+        ]
+
+    def inline(found: list[str], mark: str) -> list[str]:
+        return [f"${english_math(m, mark)}$" for m in found]
 
     checks = [
-        ("math blocks", math(want.math_blocks), math(have.math_blocks), True),
-        ("inline math", [f"${m}$" for m in want.inline_math], [f"${m}$" for m in have.inline_math], False),
+        ("math blocks", math(want.math_blocks, "."), math(have.math_blocks, decimal), True),
+        ("inline math", inline(want.inline_math, "."), inline(have.inline_math, decimal), False),
         ("labels", want.labels, have.labels, True),
         ("role targets", _other_roles(want.roles), _other_roles(have.roles), False),
         ("directives", want.directives, have.directives, True),
