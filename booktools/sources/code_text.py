@@ -64,7 +64,7 @@ class Alignment:
     pairs: list[tuple[str, str, int]] = field(default_factory=list)  # (English, translated, English line)
     problems: list[str] = field(default_factory=list)
     same_code: bool = True
-    difference: int | None = None  # the English line of the first difference in the code itself
+    difference: tuple[int, int] | None = None  # (English line, translation's line) of the first difference
 
 
 def registry_file(project: Project) -> Path:
@@ -73,12 +73,14 @@ def registry_file(project: Project) -> Path:
 
 
 def read_registry(project: Project) -> Registry:
-    """Read ``chapters/code_text.yml``.
+    """Read ``chapters/code_text.yml`` (none: nothing is listed, so every literal is code).
 
     Raises:
         ConfigError: if the file is malformed.
     """
     path = registry_file(project)
+    if not path.exists():  # a book without the file: no literal may be translated
+        return Registry({}, {})
     data = read_yaml(path, project.relative(path))
     name = project.relative(path)
     if not isinstance(data, dict) or set(data) != {"translate", "keep"}:
@@ -115,12 +117,15 @@ def _fields(node: ast.AST) -> list[str]:
     return []
 
 
-def _walk(english: object, translation: object, texts: frozenset[str], found: Alignment, line: int = 0) -> bool:
+def _walk(
+    english: object, translation: object, texts: frozenset[str], found: Alignment, lines: tuple[int, int] = (0, 0)
+) -> bool:
     """Compare two parsed trees; record translated literals in ``found``; False where they differ.
 
-    ``line`` is the line of the nearest enclosing statement or expression, where a difference is reported.
+    ``lines``: the lines of the nearest enclosing nodes (English, translation), where a difference is reported.
     """
-    line = getattr(english, "lineno", line)
+    lines = (getattr(english, "lineno", lines[0]), getattr(translation, "lineno", lines[1]))
+    line = lines[0]
     if isinstance(english, ast.AST) and (english_template := template(english)) in texts:
         translated = template(translation) if isinstance(translation, ast.AST) else None
         if translated is None or _fields(english) != _fields(translation):  # type: ignore[arg-type]
@@ -132,11 +137,11 @@ def _walk(english: object, translation: object, texts: frozenset[str], found: Al
             found.pairs.append((str(english_template), translated, line))
         return True
     if isinstance(english, list) and isinstance(translation, list) and len(english) == len(translation):
-        return all([_walk(a, b, texts, found, line) for a, b in zip(english, translation)])
+        return all([_walk(a, b, texts, found, lines) for a, b in zip(english, translation)])
     if isinstance(english, ast.AST) and type(english) is type(translation):
         return all(
             [
-                _walk(getattr(english, name, None), getattr(translation, name, None), texts, found, line)
+                _walk(getattr(english, name, None), getattr(translation, name, None), texts, found, lines)
                 for name in english._fields
                 if name != "ctx"
             ]
@@ -144,7 +149,7 @@ def _walk(english: object, translation: object, texts: frozenset[str], found: Al
     if english == translation:
         return True
     if found.difference is None:
-        found.difference = line
+        found.difference = lines
     return False
 
 

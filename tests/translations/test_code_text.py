@@ -53,7 +53,8 @@ def test_a_listed_literal_may_be_translated_and_nothing_else() -> None:
     korean = "fig = show_heatmaps(w, xlabel='키', ylabel='쿼리')\nprint(f'{name}: 기울기 {s:.2f}')"
     found = align(ast.parse(english), ast.parse(korean), TEXTS)
     assert found.same_code and found.problems == []
-    assert [(a, b) for a, b, _ in found.pairs] == [("Keys", "키"), ("Queries", "쿼리"), ("{}: slope {}", "{}: 기울기 {}")]
+    pairs = [(a, b) for a, b, _ in found.pairs]
+    assert pairs == [("Keys", "키"), ("Queries", "쿼리"), ("{}: slope {}", "{}: 기울기 {}")]
     # a literal that is not listed is code: it must stay as written
     assert not align(ast.parse("print('done')"), ast.parse("print('selesai')"), TEXTS).same_code
     # and so is everything around a listed one
@@ -186,11 +187,14 @@ def test_the_number_format_is_checked_with_the_measured_figures_filled_in() -> N
     assert any("'1234,5': group the thousands" in p for p in problems), problems  # as the reader reads it
     assert any("'5MiB': a space" in p for p in problems), problems
     assert not any("8192" in p or "1.5" in p for p in problems)  # math and code are not prose
-    assert check_number_format(source.replace(":.1f` kali", ":,.1f` kali").replace("`MiB", "` MiB"), INDONESIAN, figures) == []
+    fixed = source.replace(":.1f` kali", ":,.1f` kali").replace("`MiB", "` MiB")
+    assert check_number_format(fixed, INDONESIAN, figures) == []
 
 
 def test_math_may_differ_in_its_words_and_in_the_editions_decimal_mark() -> None:
-    english = Cell(1, "m", "markdown", r"About $-3.4 \times 10^{38}$, and $\exp(\textrm{fill} - \textrm{row maximum})$.")
+    english = Cell(
+        1, "m", "markdown", r"About $-3.4 \times 10^{38}$, and $\exp(\textrm{fill} - \textrm{row maximum})$."
+    )
     indonesian = Cell(
         1, "m", "markdown", r"Sekitar $-3{,}4 \times 10^{38}$, dan $\exp(\textrm{isian} - \textrm{maksimum baris})$."
     )

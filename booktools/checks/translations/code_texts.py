@@ -79,6 +79,8 @@ def edition_pairs(project: Project) -> dict[str, set[tuple[str, str]]]:
                 continue
             translation = project.edition_dir(language) / english.name
             pairs = found.setdefault(language, set())
+            if not translation.exists():  # the translation checker reports a missing page
+                continue
             for cell_id, tree in _code_trees(translation, language):
                 if cell_id in english_trees:
                     pairs |= {(a, b) for a, b, _ in align(english_trees[cell_id], tree, texts).pairs if a != b}

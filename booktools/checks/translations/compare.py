@@ -201,8 +201,13 @@ def compare_code(
     if not found.same_code:
         want, have = normalized_code(english.source, SOURCE_LANGUAGE), normalized_code(translation.source, language)
         if found.difference:  # where the code itself differs, not a translated literal
-            line = english.source.split("\n")[found.difference - 1].strip()
-            return [f"code differs from English at line {found.difference}: English {quote(line, 90)}"], []
+            (at, there) = found.difference
+            want_line = english.source.split("\n")[at - 1].strip()
+            have_line = translation.source.split("\n")[there - 1].strip()
+            return [
+                f"code differs from English at line {at}: English {quote(want_line, 90)}, "
+                f"translation {quote(have_line, 90)}"
+            ], []
         return [f"code differs from English: {_first_difference(want, have)}"], []
     problems = list(found.problems)
     problems += [
