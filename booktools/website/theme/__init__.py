@@ -55,6 +55,7 @@ from booktools.website.theme.metadata import setup_metadata
 from booktools.website.theme.pdf_links import setup_pdf_links
 from booktools.website.theme.search import SearchKorean
 from booktools.website.theme.tabs import setup_tabs
+from booktools.website.theme.theme_words import setup as setup_theme_words
 from booktools.website.theme.warning_file import setup_warning_file
 
 HERE = Path(__file__).resolve().parent
@@ -169,4 +170,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_katex_math(app)
     setup_loading(app)
     setup_pdf_links(app)
+    setup_theme_words(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,74 @@
+"""The theme's own words in the edition's language, where the themes leave them in English.
+
+pydata-sphinx-theme, sphinx-book-theme and sphinx-exercise translate their labels through
+gettext catalogs, and some labels have no Korean or Indonesian translation there: the
+colour-mode button ("Color mode", "Light", "Dark", "System Settings"), the navigation
+buttons' names ("Site navigation", "On this page"), "Back to top", "Skip to main content",
+the launch button's tooltip, an image's "logo"; and some have one the edition does not use
+(sphinx-exercise's Korean "해답" where the book says 풀이). Each edition gives its words in
+``strings.yml`` (``theme_words``: English label → the edition's words), and they win over a
+catalog's own. They are installed when the configuration is read, before sphinx-exercise
+writes "Exercise" into its number format. The footer's author line is the edition's
+``footer_author`` (``templates/author.html``): the theme's Korean "By" comes out as a particle.
+
+Settings (``booktools.sources.strings.sphinx_settings``): ``book_theme_words``,
+``book_footer_author``.
+"""
+
+from __future__ import annotations
+
+import gettext
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.locale import translators
+
+# pydata-sphinx-theme's words are in Sphinx's own catalog; sphinx-book-theme's and sphinx-exercise's in theirs
+THEME_CATALOGS = ("sphinx", "booktheme", "exercise")
+
+
+class EditionWords(gettext.NullTranslations):
+    """The edition's words for labels; any other message goes to the catalog behind it."""
+
+    def __init__(self, words: dict[str, str]) -> None:
+        super().__init__()
+        self.words = words
+
+    def gettext(self, message: str) -> str:
+        return self.words[message] if message in self.words else super().gettext(message)
+
+
+def add_edition_words(app: Sphinx, config: Config) -> None:
+    """Put the edition's ``book_theme_words`` in front of each theme catalog.
+
+    A catalog is looked up by name at each translation (``sphinx.locale.get_translation``),
+    so the edition's words go in front of it. The templates hold Sphinx's own catalog object
+    (installed in Jinja), so that one gets the words behind it too: they are the words it lacks.
+    """
+    words = dict(config.book_theme_words)
+    if not words:
+        return
+    for catalog in THEME_CATALOGS:
+        key = ("general", catalog)
+        behind = translators.get(key)
+        if behind is None:
+            continue  # the extension that owns it is not loaded
+        front = EditionWords(words)
+        front.add_fallback(behind)
+        translators[key] = front
+        if catalog == "sphinx":
+            behind.add_fallback(EditionWords(words))
+
+
+def add_footer_author(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """Give ``templates/author.html`` the edition's author line."""
+    context["book_footer_author"] = app.config.book_footer_author
+
+
+def setup(app: Sphinx) -> None:
+    """Register the settings, and add the words once the themes' catalogs are loaded."""
+    app.add_config_value("book_theme_words", {}, "html", types=[dict])
+    app.add_config_value("book_footer_author", "", "html", types=[str])
+    app.connect("config-inited", add_edition_words, priority=100)  # before sphinx-exercise's numfig format
+    app.connect("html-page-context", add_footer_author)
