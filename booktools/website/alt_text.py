@@ -16,9 +16,10 @@ translated like the rest of the edition, and sets it as the image's alt text
 (myst-nb's cell metadata ``mystnb: {image: {alt: ...}}``). The English result::
 
     Heatmap of attention weights, 2 queries (rows) over 10 keys (columns):
-    query 1 attends to keys 1 and 2; query 2 attends to keys 1 to 6.
+    query 0 attends to keys 0 and 1; query 1 attends to keys 0 to 5.
 
-Runs of queries that attend to the same keys are said once ("queries 1 to 3
+Queries and keys are numbered from 0 there, as the figure's axes and the prose count
+them. Runs of queries that attend to the same keys are said once ("queries 0 to 2
 attend to every key"), and a grid whose panels all look alike is described once.
 """
 
@@ -38,6 +39,9 @@ HEATMAP_MIME = "application/vnd.d2l.heatmaps+json"
 DESCRIPTION_VERSION = 1
 
 KeyRanges = tuple[tuple[int, int], ...]  # 1-based inclusive ranges of keys with a non-zero weight
+# The alt text numbers queries and keys from 0, as the figure's axes and the prose count them: the
+# description's 1-based query and key numbers are shown less one (grid rows and columns count from 1).
+SHOWN_FROM = 1
 
 
 class AltTextError(ValueError):
@@ -176,9 +180,11 @@ def _keys_phrase(ranges: KeyRanges, keys: int, text: HeatmapText) -> str:
     if ranges == ((1, keys),):
         return text.every_key
     phrases = [
-        text.key.format(key=first)
+        text.key.format(key=first - SHOWN_FROM)
         if first == last
-        else (text.two_keys if last == first + 1 else text.keys).format(first=first, last=last)
+        else (text.two_keys if last == first + 1 else text.keys).format(
+            first=first - SHOWN_FROM, last=last - SHOWN_FROM
+        )
         for first, last in ranges
     ]
     return text.key_separator.join(phrases)
@@ -198,9 +204,9 @@ def _panel_phrase(panel: tuple[KeyRanges, ...], keys: int, text: HeatmapText) ->
         if first == 1 and last == len(panel) and len(panel) > 1:
             phrases.append(text.every_query.format(keys=said))
         elif first == last:
-            phrases.append(text.query.format(query=first, keys=said))
+            phrases.append(text.query.format(query=first - SHOWN_FROM, keys=said))
         else:
-            phrases.append(text.queries.format(first=first, last=last, keys=said))
+            phrases.append(text.queries.format(first=first - SHOWN_FROM, last=last - SHOWN_FROM, keys=said))
     return text.query_separator.join(phrases)
 
 

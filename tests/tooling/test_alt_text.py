@@ -80,8 +80,9 @@ QUERY_PHRASE = re.compile(r"^(?:query (\d+) attends|queries (\d+) to (\d+) atten
 
 
 def read_keys(phrase: str, keys: int) -> set[int]:
+    """The keys a phrase names, numbered from 0 as the alt text (and the figure's axes) number them."""
     if phrase == "every key":
-        return set(range(1, keys + 1))
+        return set(range(keys))
     if phrase == "no key":
         return set()
     found: set[int] = set()
@@ -94,7 +95,7 @@ def read_keys(phrase: str, keys: int) -> set[int]:
 
 
 def read_panel(body: str, queries: int, keys: int) -> list[set[int]]:
-    """The keys of each query, from a panel's sentence ("query 1 attends to keys 1 and 2; ...")."""
+    """The keys of each query, from a panel's sentence ("query 0 attends to keys 0 and 1; ...")."""
     attended: list[set[int] | None] = [None] * queries
     for clause in body.split("; "):
         match = QUERY_PHRASE.match(clause)
@@ -105,10 +106,10 @@ def read_panel(body: str, queries: int, keys: int) -> list[set[int]]:
         elif first:
             span = list(range(int(first), int(last) + 1))
         else:
-            span = list(range(1, queries + 1))
+            span = list(range(queries))
         for query in span:
-            assert attended[query - 1] is None, f"query {query} described twice"
-            attended[query - 1] = read_keys(phrase, keys)
+            assert attended[query] is None, f"query {query} described twice"
+            attended[query] = read_keys(phrase, keys)
     assert all(keys_of is not None for keys_of in attended), f"a query is not described: {body!r}"
     return [keys_of for keys_of in attended if keys_of is not None]
 
@@ -129,7 +130,7 @@ def read_alt_text(text: str) -> np.ndarray:
         queries, keys, body = int(single[1]), int(single[2]), single[3]
         pattern = np.zeros((1, 1, queries, keys), dtype=bool)
         for q, attended in enumerate(read_panel(body, queries, keys)):
-            pattern[0, 0, q, [k - 1 for k in attended]] = True
+            pattern[0, 0, q, sorted(attended)] = True
         return pattern
     grid = GRID.match(text)
     assert grid, f"not an alt text of heatmaps: {text!r}"
@@ -144,7 +145,7 @@ def read_alt_text(text: str) -> np.ndarray:
     assert len(panels) == rows * columns, f"{len(panels)} panels described of {rows * columns}: {text!r}"
     for r, c, panel in panels:
         for q, attended in enumerate(read_panel(panel, queries, keys)):
-            pattern[r - 1, c - 1, q, [k - 1 for k in attended]] = True
+            pattern[r - 1, c - 1, q, sorted(attended)] = True
     return pattern
 
 
@@ -166,7 +167,7 @@ def masked_softmax_weights() -> np.ndarray:
 def test_the_chapters_example_reads_as_the_issue_asks():
     assert english_alt_text(masked_softmax_weights()) == (
         "Heatmap of attention weights, 2 queries (rows) over 10 keys (columns): "
-        "query 1 attends to keys 1 and 2; query 2 attends to keys 1 to 6."
+        "query 0 attends to keys 0 and 1; query 1 attends to keys 0 to 5."
     )
 
 
@@ -183,8 +184,8 @@ def test_runs_of_alike_queries_and_alike_panels_are_said_once():
 def test_two_neighbouring_keys_are_said_as_a_pair_and_longer_runs_as_a_range():
     causal = np.tril(np.ones((4, 4))).reshape(1, 1, 4, 4)
     assert english_alt_text(causal).endswith(
-        "query 1 attends to key 1; query 2 attends to keys 1 and 2; "
-        "query 3 attends to keys 1 to 3; query 4 attends to every key."
+        "query 0 attends to key 0; query 1 attends to keys 0 and 1; "
+        "query 2 attends to keys 0 to 2; query 3 attends to every key."
     )
 
 

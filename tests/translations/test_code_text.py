@@ -203,3 +203,4 @@ def test_math_may_differ_in_its_words_and_in_the_editions_decimal_mark() -> None
     changed = Cell(1, "m", "markdown", indonesian.source.replace("10^{38}", "10^{39}"))
     assert compare_markdown(english, changed, ",")  # the rest of the math is English's
     assert english_math(r"\mathrm{d}x + \textrm{BMM}(A)") == r"\mathrm{d}x + \textrm{…}(A)"  # a symbol stays
+    assert english_math(r"-65{.}504 + 0{,}5", ",") == "-65504 + 0.5"  # the Indonesian thousands and decimal marks

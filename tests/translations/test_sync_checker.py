@@ -276,7 +276,9 @@ def test_a_changed_output_in_ko(book: Project) -> None:
 def test_a_changed_figure_in_id(book: Project) -> None:
     # A heatmap whose labels the edition translates is compared by the data it draws (its stored
     # description); nbval replays its pixels against the edition's own stored image.
-    other = next(out.data for out in english_cell(book, "causal-mask-demo").outputs if "image/png" in out.get("data", {}))
+    other = next(
+        out.data for out in english_cell(book, "causal-mask-demo").outputs if "image/png" in out.get("data", {})
+    )
     where = edit_cell(book, "id", "sdpa-heatmap", lambda cell: cell.outputs[0].data.update(other))
     assert_reported(book, where, "output 1 differs from English (application/vnd.d2l.heatmaps+json)")
 

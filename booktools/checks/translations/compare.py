@@ -225,13 +225,15 @@ def compare_code(
 # Words inside math (\textrm{row maximum}) are prose: an edition writes them in its language.
 MATH_WORDS = re.compile(r"\\(textrm|text|mathrm|textit)\{[^{}]*[^\W\d_]{2,}[^{}]*\}")
 DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")  # 3{,}4: TeX's decimal comma, without a space after it
+THOUSANDS_POINT = re.compile(r"(?<=\d)\{\.\}(?=\d{3})")  # 65{.}504: a point between groups of digits
 
 
 def english_math(tex: str, decimal: str = ".") -> str:
     """Return math as English writes it: words in ``\textrm{}`` left out, and, for an edition whose
-    decimal mark is a comma, its decimal commas (``3{,}4``) read as points. The rest must be English's."""
+    decimal mark is a comma, its decimal commas (``3{,}4``) read as points and its thousands
+    points (``65{.}504``) left out. The rest must be English's."""
     tex = MATH_WORDS.sub(lambda match: f"\\{match.group(1)}{{…}}", tex)
-    return DECIMAL_COMMA.sub(".", tex) if decimal == "," else tex
+    return THOUSANDS_POINT.sub("", DECIMAL_COMMA.sub(".", tex)) if decimal == "," else tex
 
 
 def compare_markdown(english: Cell, translation: Cell, decimal: str = ".") -> list[str]:
