@@ -34,10 +34,12 @@ Usage::
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from html import escape as html_escape
 from pathlib import Path
 
 import jinja2
@@ -222,6 +224,15 @@ def write_index(language: str, label: str, decks: list[Deck], target: Path, titl
     return index
 
 
+def name_tab(deck: Path, label: str) -> None:
+    """Name a deck's browser tab in its edition's words: nbconvert's "<title> slides" becomes "<title> · <label>"."""
+    html = deck.read_text(encoding="utf-8")
+    named = re.sub(
+        r"<title>(.*?) slides</title>", lambda match: f"<title>{match[1]} · {html_escape(label)}</title>", html, count=1
+    )
+    deck.write_text(named, encoding="utf-8")
+
+
 def build(site: Path, project: Project) -> list[Path]:
     """Build every deck into ``site/<lang>/slides/``; return the decks written."""
     decks = all_decks(project)
@@ -241,8 +252,11 @@ def build(site: Path, project: Project) -> list[Path]:
         copy_assets(target, project)
         write_style(target)
         render_decks(language, [made[deck] for deck in mine], target, project)
+        label = load_strings(project, language).slides
+        for deck in mine:
+            name_tab(target / f"{deck.name}.html", label)
         titles = {deck: json.loads(made[deck].read_text(encoding="utf-8"))["metadata"]["title"] for deck in mine}
-        write_index(language, load_strings(project, language).slides, mine, target, titles)
+        write_index(language, label, mine, target, titles)
         written += [target / f"{deck.name}.html" for deck in mine]
     return written
 

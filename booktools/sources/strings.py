@@ -121,6 +121,10 @@ class EditionStrings:
     toggle_hint: str  # sphinx-togglebutton's hint on a collapsed solution
     toggle_hint_hide: str
     slides: str  # "Slides": the link on every page, the landing page and the decks' index
+    footer_author: str  # the footer's author line ("By The d2l-attention book team")
+    # labels the themes (and sphinx-exercise, sphinxcontrib-bibtex's "n.d.") leave in English, or in
+    # other words than the edition's: English label -> the edition's words (booktools.website.theme.theme_words)
+    theme_words: dict[str, str]
     numbers: NumberStrings
     api: ApiStrings
     live: LiveStrings
@@ -148,6 +152,8 @@ def sphinx_settings(strings: EditionStrings) -> dict[str, Any]:
         "book_live_strings": dataclasses.asdict(strings.live),
         "book_api_strings": dataclasses.asdict(strings.api),
         "book_pdf_strings": dataclasses.asdict(strings.pdf),
+        "book_theme_words": dict(strings.theme_words),
+        "book_footer_author": strings.footer_author,
     }
 
 

@@ -21,6 +21,7 @@ from booktools.project import BUILD_INPUTS, Project
 from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.sources.frameworks import FRAMEWORKS, groups
 from booktools.sources.measured import FIGURES_MIME
+from booktools.sources.strings import load_strings
 from booktools.website import build, editions
 
 PROJECT = Project.here()
@@ -502,3 +503,28 @@ def test_editions_are_prepared_in_one_thread_before_any_runs(synthetic_book: Pat
 def test_a_configuration_outside_jupyter_books_schema_is_refused(book_config):
     assert build.invalid_config(book_config) == ""
     assert "Jupyter Book's schema" in build.invalid_config({**book_config, "exclude_patterns": "not a list"})
+
+
+THEME_LABELS = (
+    "Color mode", "System Settings", "Site navigation", "On this page", "Launch interactive content",
+    "Version warning", "next page", "Back to top", "Skip to main content", "Toggle primary sidebar",
+    "Toggle secondary sidebar", "Link to this heading",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("language", ["id", "ko"])
+def test_the_themes_labels_and_the_footer_are_in_the_editions_words(site, built_editions, language):
+    """booktools.website.theme.theme_words: no theme label left in English, the edition's own author line and
+    figure, exercise and solution labels, and sphinxcontrib-bibtex's "n.d." in the edition's words."""
+    if language not in built_editions:
+        pytest.skip(f"the {language} edition is not built")
+    strings = load_strings(PROJECT, language)
+    page = (site / language / "attention-scoring-functions.html").read_text(encoding="utf-8")
+    assert [label for label in THEME_LABELS if label in page] == []
+    assert strings.footer_author in page and "By The" not in page
+    words = strings.theme_words
+    assert f"NVIDIA, {words['n.d.']}" in page and "n.d." not in page
+    if "Exercise" in words:
+        assert f'caption-number">{words["Exercise"]} 2.1' in page
+    if "Fig. %s" in words:
+        assert f'caption-number">{words["Fig. %s"] % "2.1"}' in page

@@ -8,8 +8,11 @@ the launch button's tooltip, an image's "logo"; and some have one the edition do
 (sphinx-exercise's Korean "해답" where the book says 풀이). Each edition gives its words in
 ``strings.yml`` (``theme_words``: English label → the edition's words), and they win over a
 catalog's own. They are installed when the configuration is read, before sphinx-exercise
-writes "Exercise" into its number format. The footer's author line is the edition's
-``footer_author`` (``templates/author.html``): the theme's Korean "By" comes out as a particle.
+writes "Exercise" into its number format. One more word is not in a catalog:
+sphinxcontrib-bibtex writes "n.d." (no date) for a cited work without a year, in the
+citation and in the bibliography; an edition that lists "n.d." gets its own abbreviation.
+The footer's author line is the edition's ``footer_author`` (``templates/author.html``): the
+theme's Korean "By" comes out as a particle.
 
 Settings (``booktools.sources.strings.sphinx_settings``): ``book_theme_words``,
 ``book_footer_author``.
@@ -20,6 +23,7 @@ from __future__ import annotations
 import gettext
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import translators
@@ -61,6 +65,28 @@ def add_edition_words(app: Sphinx, config: Config) -> None:
             behind.add_fallback(EditionWords(words))
 
 
+NO_DATE = "n.d."  # sphinxcontrib-bibtex's year of a work without one (style/template.py)
+
+
+def translate_no_date(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Write "n.d." in citations and the bibliography in the edition's words, where it gives them."""
+    word = dict(app.config.book_theme_words).get(NO_DATE)
+    if not word:
+        return
+    for text in list(doctree.findall(nodes.Text)):
+        inside = any(isinstance(node, (nodes.reference, nodes.citation)) for node in _ancestors(text))
+        if inside and NO_DATE in text.astext():
+            text.parent.replace(text, nodes.Text(text.astext().replace(NO_DATE, word)))
+
+
+def _ancestors(node: nodes.Node) -> list[nodes.Node]:
+    found = []
+    while node.parent is not None:
+        node = node.parent
+        found.append(node)
+    return found
+
+
 def add_footer_author(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     """Give ``templates/author.html`` the edition's author line."""
     context["book_footer_author"] = app.config.book_footer_author
@@ -72,3 +98,4 @@ def setup(app: Sphinx) -> None:
     app.add_config_value("book_footer_author", "", "html", types=[str])
     app.connect("config-inited", add_edition_words, priority=100)  # before sphinx-exercise's numfig format
     app.connect("html-page-context", add_footer_author)
+    app.connect("doctree-resolved", translate_no_date)
