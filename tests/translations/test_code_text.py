@@ -204,3 +204,12 @@ def test_math_may_differ_in_its_words_and_in_the_editions_decimal_mark() -> None
     assert compare_markdown(english, changed, ",")  # the rest of the math is English's
     assert english_math(r"\mathrm{d}x + \textrm{BMM}(A)") == r"\mathrm{d}x + \textrm{…}(A)"  # a symbol stays
     assert english_math(r"-65{.}504 + 0{,}5", ",") == "-65504 + 0.5"  # the Indonesian thousands and decimal marks
+
+
+def test_no_stored_output_holds_a_missing_glyph_warning() -> None:
+    """make outputs draws the editions' labels with a font that has their letters (d2l_lib.figure_text)."""
+    for path in sorted(PROJECT.chapters.glob("*/*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                text = output.get("text", "") + json.dumps(output.get("data", {}).get("text/plain", ""))
+                assert "missing from" not in text and "Glyph" not in text, f"{path.name}, cell {cell.get('id')}"
