@@ -47,6 +47,9 @@ def test_every_edition_has_every_interface_string(language: str) -> None:
     strings = load_strings(PROJECT, language)
     assert isinstance(strings, EditionStrings)
     flat = {**sphinx_settings(strings), **dataclasses.asdict(strings)}
+    if language == "en":  # the themes' labels are English already: nothing to give in other words
+        assert strings.theme_words == {}
+        flat = {key: value for key, value in flat.items() if key not in ("theme_words", "book_theme_words")}
     assert all(value for value in flat.values())
 
 
