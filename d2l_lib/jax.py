@@ -15,8 +15,7 @@ from flax import linen as nn
 from jax import numpy as jnp
 from matplotlib import pyplot as plt
 
-from d2l_lib import figure_text
-from d2l_lib import exercises
+from d2l_lib import exercises, figure_text
 
 __all__ = [
     'check_shape',

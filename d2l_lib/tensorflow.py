@@ -11,8 +11,7 @@ import numpy as np
 import tensorflow as tf
 from matplotlib import pyplot as plt
 
-from d2l_lib import figure_text
-from d2l_lib import exercises
+from d2l_lib import exercises, figure_text
 
 __all__ = [
     'check_shape',

@@ -15,8 +15,7 @@ from matplotlib import pyplot as plt
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from d2l_lib import figure_text
-from d2l_lib import exercises
+from d2l_lib import exercises, figure_text
 
 __all__ = [
     'check_shape',

@@ -157,12 +157,32 @@ def _import_section(import_lines: list[str], first_party: str | None) -> str:
     def isort_key(line: str) -> tuple[bool, str]:
         return line.startswith("from "), line.split()[1].lower()
 
+    import_lines = _merged_from_imports(import_lines)
     groups = [
         sorted((line for line in import_lines if is_stdlib(line)), key=isort_key),
         sorted((line for line in import_lines if not is_stdlib(line) and top(line) != first_party), key=isort_key),
         sorted((line for line in import_lines if top(line) == first_party), key=isort_key),
     ]
     return "\n\n".join("\n".join(group) for group in groups if group)
+
+
+def _merged_from_imports(import_lines: list[str]) -> list[str]:
+    """``from m import a`` and ``from m import b`` as one ``from m import a, b``, names in isort's order
+    (constants, classes, then the rest); a line with ``as`` stays as it is."""
+    merged: dict[str, list[str]] = {}
+    kept = []
+    for line in import_lines:
+        match = re.fullmatch(r"from (\S+) import ([\w, ]+)", line)
+        if match is None:
+            kept.append(line)
+            continue
+        names = merged.setdefault(match[1], [])
+        names += [name.strip() for name in match[2].split(",") if name.strip() not in names]
+
+    def by_type(name: str) -> tuple[int, str]:
+        return (0 if name.isupper() else 1 if name[:1].isupper() else 2), name
+
+    return kept + [f"from {module} import {', '.join(sorted(names, key=by_type))}" for module, names in merged.items()]
 
 
 def framework_blocks(framework: Framework, project: Project) -> list[SavedBlock]:
