@@ -8,7 +8,10 @@ the launch button's tooltip, an image's "logo"; and some have one the edition do
 (sphinx-exercise's Korean "해답" where the book says 풀이). Each edition gives its words in
 ``strings.yml`` (``theme_words``: English label → the edition's words), and they win over a
 catalog's own. They are installed when the configuration is read, before sphinx-exercise
-writes "Exercise" into its number format. One more word is not in a catalog:
+writes "Exercise" into its number format; the templates' own translator is replaced by
+that catalog once the builder has made it (Jinja's ``install_gettext_translations``); and the
+field names of the API page ("Returns"), which Sphinx translates when it loads the Python
+domain, before any edition's words are known, are written again. One more word is not in a catalog:
 sphinxcontrib-bibtex writes "n.d." (no date) for a cited work without a year, in the
 citation and in the bibliography; an edition that lists "n.d." gets its own abbreviation.
 The footer's author line is the edition's ``footer_author`` (``templates/author.html``): the
@@ -62,7 +65,28 @@ def add_edition_words(app: Sphinx, config: Config) -> None:
         front.add_fallback(behind)
         translators[key] = front
         if catalog == "sphinx":
-            behind.add_fallback(EditionWords(words))
+            app.config.book_sphinx_catalog = behind  # what Sphinx translated with before (field names)
+
+
+def use_edition_words_in_templates(app: Sphinx) -> None:
+    """Give the templates' ``_()`` and ``{% trans %}`` the catalog with the edition's words in front."""
+    templates = getattr(app.builder, "templates", None)
+    environment = getattr(templates, "environment", None)
+    if environment is not None and dict(app.config.book_theme_words):
+        environment.install_gettext_translations(translators[("general", "sphinx")], newstyle=True)
+
+
+def translate_field_names(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Write the field names Sphinx translated at import ("Returns" as the catalog has it) in the edition's words."""
+    behind = getattr(app.config, "book_sphinx_catalog", None)
+    words = dict(app.config.book_theme_words)
+    if behind is None or not words:
+        return
+    as_translated = {behind.gettext(english): mine for english, mine in words.items()}
+    for name in list(doctree.findall(nodes.field_name)):
+        for text in list(name.findall(nodes.Text)):
+            if text.astext() in as_translated:
+                text.parent.replace(text, nodes.Text(as_translated[text.astext()]))
 
 
 NO_DATE = "n.d."  # sphinxcontrib-bibtex's year of a work without one (style/template.py)
@@ -96,6 +120,9 @@ def setup(app: Sphinx) -> None:
     """Register the settings, and add the words once the themes' catalogs are loaded."""
     app.add_config_value("book_theme_words", {}, "html", types=[dict])
     app.add_config_value("book_footer_author", "", "html", types=[str])
+    app.add_config_value("book_sphinx_catalog", None, "", types=[object])  # set by add_edition_words
     app.connect("config-inited", add_edition_words, priority=100)  # before sphinx-exercise's numfig format
     app.connect("html-page-context", add_footer_author)
     app.connect("doctree-resolved", translate_no_date)
+    app.connect("doctree-resolved", translate_field_names)
+    app.connect("builder-inited", use_edition_words_in_templates)
