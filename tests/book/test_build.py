@@ -508,7 +508,7 @@ def test_a_configuration_outside_jupyter_books_schema_is_refused(book_config):
 THEME_LABELS = (
     "Color mode", "System Settings", "Site navigation", "On this page", "Launch interactive content",
     "Version warning", "next page", "Back to top", "Skip to main content", "Toggle primary sidebar",
-    "Toggle secondary sidebar", "Link to this heading",
+    "Toggle secondary sidebar", "Link to this heading", "Link to this equation", 'aria-label="Main"',
 )  # fmt: skip
 
 
@@ -524,6 +524,8 @@ def test_the_themes_labels_and_the_footer_are_in_the_editions_words(site, built_
     assert strings.footer_author in page and "By The" not in page
     words = strings.theme_words
     assert f"NVIDIA, {words['n.d.']}" in page and "n.d." not in page
+    if "et al." in words:
+        assert f"Vaswani <em>{words['et al.']}</em>, 2017" in page
     if "Exercise" in words:
         assert f'caption-number">{words["Exercise"]} 2.1' in page
     if "Fig. %s" in words:

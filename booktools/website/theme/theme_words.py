@@ -11,9 +11,9 @@ catalog's own. They are installed when the configuration is read, before sphinx-
 writes "Exercise" into its number format; the templates' own translator is replaced by
 that catalog once the builder has made it (Jinja's ``install_gettext_translations``); and the
 field names of the API page ("Returns"), which Sphinx translates when it loads the Python
-domain, before any edition's words are known, are written again. One more word is not in a catalog:
-sphinxcontrib-bibtex writes "n.d." (no date) for a cited work without a year, in the
-citation and in the bibliography; an edition that lists "n.d." gets its own abbreviation.
+domain, before any edition's words are known, are written again. Two more words are not in a catalog:
+sphinxcontrib-bibtex writes "n.d." (no date) for a cited work without a year and "et al."
+in a citation of three or more authors; an edition that lists them gets its own.
 The footer's author line is the edition's ``footer_author`` (``templates/author.html``): the
 theme's Korean "By" comes out as a particle.
 
@@ -89,18 +89,23 @@ def translate_field_names(app: Sphinx, doctree: nodes.document, docname: str) ->
                 text.parent.replace(text, nodes.Text(as_translated[text.astext()]))
 
 
-NO_DATE = "n.d."  # sphinxcontrib-bibtex's year of a work without one (style/template.py)
+# Words sphinxcontrib-bibtex writes itself (style/template.py): a year for a work without one, and the
+# "et al." of a citation of three or more authors.
+CITATION_WORDS = ("n.d.", "et al.")
 
 
-def translate_no_date(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Write "n.d." in citations and the bibliography in the edition's words, where it gives them."""
-    word = dict(app.config.book_theme_words).get(NO_DATE)
-    if not word:
+def translate_citation_words(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Write "n.d." and "et al." in citations and the bibliography in the edition's words, where it gives them."""
+    words = {word: mine for word, mine in dict(app.config.book_theme_words).items() if word in CITATION_WORDS}
+    if not words:
         return
     for text in list(doctree.findall(nodes.Text)):
         inside = any(isinstance(node, (nodes.reference, nodes.citation)) for node in _ancestors(text))
-        if inside and NO_DATE in text.astext():
-            text.parent.replace(text, nodes.Text(text.astext().replace(NO_DATE, word)))
+        written = text.astext()
+        if inside and any(word in written for word in words):
+            for word, mine in words.items():
+                written = written.replace(word, mine)
+            text.parent.replace(text, nodes.Text(written))
 
 
 def _ancestors(node: nodes.Node) -> list[nodes.Node]:
@@ -123,6 +128,6 @@ def setup(app: Sphinx) -> None:
     app.add_config_value("book_sphinx_catalog", None, "", types=[object])  # set by add_edition_words
     app.connect("config-inited", add_edition_words, priority=100)  # before sphinx-exercise's numfig format
     app.connect("html-page-context", add_footer_author)
-    app.connect("doctree-resolved", translate_no_date)
+    app.connect("doctree-resolved", translate_citation_words)
     app.connect("doctree-resolved", translate_field_names)
     app.connect("builder-inited", use_edition_words_in_templates)
