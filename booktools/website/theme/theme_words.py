@@ -24,6 +24,7 @@ Settings (``booktools.sources.strings.sphinx_settings``): ``book_theme_words``,
 from __future__ import annotations
 
 import gettext
+import weakref
 from typing import Any
 
 from docutils import nodes
@@ -33,6 +34,8 @@ from sphinx.locale import translators
 
 # pydata-sphinx-theme's words are in Sphinx's own catalog; sphinx-book-theme's and sphinx-exercise's in theirs
 THEME_CATALOGS = ("sphinx", "booktheme", "exercise")
+# Sphinx's own catalog as it was before the edition's words went in front, per build
+SPHINX_CATALOG_BEFORE: weakref.WeakKeyDictionary[Sphinx, gettext.NullTranslations] = weakref.WeakKeyDictionary()
 
 
 class EditionWords(gettext.NullTranslations):
@@ -65,7 +68,7 @@ def add_edition_words(app: Sphinx, config: Config) -> None:
         front.add_fallback(behind)
         translators[key] = front
         if catalog == "sphinx":
-            app.config.book_sphinx_catalog = behind  # what Sphinx translated with before (field names)
+            SPHINX_CATALOG_BEFORE[app] = behind  # what Sphinx translated with before (field names)
 
 
 def use_edition_words_in_templates(app: Sphinx) -> None:
@@ -78,7 +81,7 @@ def use_edition_words_in_templates(app: Sphinx) -> None:
 
 def translate_field_names(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """Write the field names Sphinx translated at import ("Returns" as the catalog has it) in the edition's words."""
-    behind = getattr(app.config, "book_sphinx_catalog", None)
+    behind = SPHINX_CATALOG_BEFORE.get(app)
     words = dict(app.config.book_theme_words)
     if behind is None or not words:
         return
@@ -125,7 +128,6 @@ def setup(app: Sphinx) -> None:
     """Register the settings, and add the words once the themes' catalogs are loaded."""
     app.add_config_value("book_theme_words", {}, "html", types=[dict])
     app.add_config_value("book_footer_author", "", "html", types=[str])
-    app.add_config_value("book_sphinx_catalog", None, "", types=[object])  # set by add_edition_words
     app.connect("config-inited", add_edition_words, priority=100)  # before sphinx-exercise's numfig format
     app.connect("html-page-context", add_footer_author)
     app.connect("doctree-resolved", translate_citation_words)
