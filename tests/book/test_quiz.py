@@ -13,6 +13,7 @@ the local site. Screenshots go to ``_build/screenshots/``.
 from __future__ import annotations
 
 import html
+import json
 
 import pytest
 
@@ -26,10 +27,10 @@ EDITIONS = [edition.code for edition in configured_editions(PROJECT.config())]
 KEYS = read_keys(PROJECT)
 CHAPTER = "attention-scoring-functions"
 TIMEOUT_MS = 20_000
-LABELS = {  # what the verdict says, per edition (d2l_lib.quiz.LABELS)
-    "en": ("Right.", "Not quite."),
-    "id": ("Benar.", "Belum tepat."),
-    "ko": ("정답입니다.", "틀렸습니다."),
+LABELS = {  # what the verdict says, per edition (the quiz's words in d2l_lib/messages/<lang>.json)
+    code: (words["quiz"]["right"], words["quiz"]["wrong"])
+    for code in ("en", "id", "ko")
+    for words in [json.loads(PROJECT.library_messages_file(code).read_text(encoding="utf-8"))]
 }
 
 

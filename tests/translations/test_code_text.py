@@ -204,6 +204,7 @@ def test_math_may_differ_in_its_words_and_in_the_editions_decimal_mark() -> None
     assert compare_markdown(english, changed, ",")  # the rest of the math is English's
     assert english_math(r"\mathrm{d}x + \textrm{BMM}(A)") == r"\mathrm{d}x + \textrm{…}(A)"  # a symbol stays
     assert english_math(r"-65{.}504 + 0{,}5", ",") == "-65504 + 0.5"  # the Indonesian thousands and decimal marks
+    assert english_math(r"-65{,}504 + 0.5", ".") == "-65504 + 0.5"  # the Korean thousands comma
 
 
 def test_no_stored_output_holds_a_missing_glyph_warning() -> None:

@@ -226,14 +226,18 @@ def compare_code(
 MATH_WORDS = re.compile(r"\\(textrm|text|mathrm|textit)\{[^{}]*[^\W\d_]{2,}[^{}]*\}")
 DECIMAL_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")  # 3{,}4: TeX's decimal comma, without a space after it
 THOUSANDS_POINT = re.compile(r"(?<=\d)\{\.\}(?=\d{3})")  # 65{.}504: a point between groups of digits
+THOUSANDS_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d{3})")  # 65{,}504, where the decimal mark is a point
 
 
 def english_math(tex: str, decimal: str = ".") -> str:
-    """Return math as English writes it: words in ``\textrm{}`` left out, and, for an edition whose
-    decimal mark is a comma, its decimal commas (``3{,}4``) read as points and its thousands
-    points (``65{.}504``) left out. The rest must be English's."""
+    """Return math as English writes it: words in ``\textrm{}`` left out, and the edition's marks
+    between digits read as English's: for an edition whose decimal mark is a comma, its decimal
+    commas (``3{,}4``) as points and its thousands points (``65{.}504``) left out; for one whose
+    decimal mark is a point, its thousands commas (``65{,}504``) left out. The rest must be English's."""
     tex = MATH_WORDS.sub(lambda match: f"\\{match.group(1)}{{…}}", tex)
-    return THOUSANDS_POINT.sub("", DECIMAL_COMMA.sub(".", tex)) if decimal == "," else tex
+    if decimal == ",":
+        return THOUSANDS_POINT.sub("", DECIMAL_COMMA.sub(".", tex))
+    return THOUSANDS_COMMA.sub("", tex)
 
 
 def compare_markdown(english: Cell, translation: Cell, decimal: str = ".") -> list[str]:
