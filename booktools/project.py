@@ -10,7 +10,7 @@ is, it never joins ``root`` with a name of its own.
 
 The reading order is ``_toc.yml``, read with sphinx-external-toc (the parser
 Jupyter Book itself uses); the editions are ``_config.yml``'s ``editions``
-(``booktools.sources.config``), each with a folder ``chapters/<code>/`` that
+(``booktools.configuration.book``), each with a folder ``chapters/<code>/`` that
 mirrors the English pages.
 """
 
@@ -26,8 +26,8 @@ from typing import NamedTuple
 from sphinx_external_toc.api import Document, SiteMap
 from sphinx_external_toc.parsing import parse_toc_yaml
 
-from booktools.sources.config import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
-from booktools.sources.schema import read_text, yaml_data
+from booktools.configuration.book import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
+from booktools.configuration.schema import read_text, yaml_data
 
 __all__ = ["ASSIGNMENT_RELEASE", "ASSIGNMENT_SOURCE", "BUILD_INPUTS", "SITE_FILES", "SOURCE_LANGUAGE", "Project"]
 
@@ -219,7 +219,7 @@ class Project:
     # -- what the configuration says -----------------------------------------
 
     def config(self) -> BookConfig:
-        """``_config.yml``, validated (``booktools.sources.config``); parsed once per text of the file."""
+        """``_config.yml``, validated (``booktools.configuration.book``); parsed once per text of the file."""
         return _parsed_config(read_text(self.config_file, CONFIG_FILE))
 
     def edition_folders(self) -> list[str]:

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
+from booktools.configuration.book import Edition, configured_editions
 from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, Cover, DocumentError, print_document
 from booktools.pdf.printer import PdfOutput, PrintJob, print_pdfs
 from booktools.project import Project
-from booktools.sources.config import Edition, configured_editions
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings
 from booktools.website.api_docs import PAGE as API_PAGE

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from booktools.servers.static import serving_folder
+from booktools.website.static_server import serving_folder
 
 CHROMIUM_VARIABLE = "BOOK_CHROMIUM"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"

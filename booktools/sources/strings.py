@@ -6,7 +6,7 @@ title and introduction, the PDFs' links, cover and contents), how it writes a nu
 figures measured by the pages' code, quoted in their prose), and the instructor's README of ``make assignment``, is
 in its edition's file, English included, and nowhere else. A file that lacks a
 string, or has one the schema does not know, fails the build (and ``make
-assignment``) naming the file and the key (``booktools.sources.schema``): no
+assignment``) naming the file and the key (``booktools.configuration.schema``): no
 edition silently falls back to English. The strings of the library itself (the quiz's
 controls) ship with ``d2l_lib`` as package data (``d2l_lib/messages/<lang>.json``),
 so that a notebook in Colab has them too; they are checked with the editions here.
@@ -19,8 +19,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from booktools.configuration.schema import load
 from booktools.project import Project
-from booktools.sources.schema import load
 
 __all__ = [
     "ApiStrings",
@@ -136,7 +136,7 @@ def load_strings(project: Project, language: str) -> EditionStrings:
     """Read and validate the interface strings of edition ``language``.
 
     Raises:
-        booktools.sources.schema.ConfigError: if the file is missing, or lacks or misspells a key.
+        booktools.configuration.schema.ConfigError: if the file is missing, or lacks or misspells a key.
     """
     path = project.strings_file(language)
     return load(path, EditionStrings, project.relative(path))

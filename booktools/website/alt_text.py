@@ -29,8 +29,8 @@ import string
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from booktools.configuration.schema import load
 from booktools.project import Project
-from booktools.sources.schema import load
 
 __all__ = ["HEATMAP_MIME", "AltTextError", "AltTextFile", "HeatmapDescription", "HeatmapText"]
 __all__ += ["describe_heatmaps", "edition_heatmap_text", "load_alt_text", "parse_description", "set_heatmap_alt_text"]
@@ -241,7 +241,7 @@ def load_alt_text(project: Project) -> AltTextFile:
     """Read and validate ``chapters/alt_text.yml``.
 
     Raises:
-        booktools.sources.schema.ConfigError: naming the key and what was expected.
+        booktools.configuration.schema.ConfigError: naming the key and what was expected.
     """
     return load(project.alt_text_file, AltTextFile, project.relative(project.alt_text_file))
 
@@ -250,7 +250,7 @@ def edition_heatmap_text(code: str, project: Project) -> HeatmapText | None:
     """Return the heatmap templates of the edition ``code``, or None if the book or the edition has none.
 
     Raises:
-        booktools.sources.schema.ConfigError: if ``chapters/alt_text.yml`` is invalid.
+        booktools.configuration.schema.ConfigError: if ``chapters/alt_text.yml`` is invalid.
     """
     if not project.alt_text_file.is_file():
         return None

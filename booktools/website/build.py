@@ -44,9 +44,9 @@ from typing import Any
 
 import yaml
 
+from booktools.configuration import book as book_config
+from booktools.configuration.book import Edition
 from booktools.project import SITE_FILES, Project
-from booktools.sources import config as book_config
-from booktools.sources.config import Edition
 from booktools.sources.strings import load_strings
 from booktools.website import site_url
 from booktools.website.api_docs import with_api_page

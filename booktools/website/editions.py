@@ -27,9 +27,9 @@ import yaml
 from sphinx_external_toc.api import Document, FileItem, GlobItem, SiteMap, TocTree
 from sphinx_external_toc.parsing import create_toc_dict
 
+from booktools.configuration import book as book_config
+from booktools.configuration.book import Edition
 from booktools.project import SOURCE_LANGUAGE, Project
-from booktools.sources import config as book_config
-from booktools.sources.config import Edition
 from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings, sphinx_settings
@@ -49,7 +49,7 @@ def configured_editions(config: dict[str, Any]) -> list[Edition]:
     """Return the editions ``_config.yml`` (read as ``config``) lists, English first.
 
     Raises:
-        BuildError: if the settings booktools reads are invalid (``booktools.sources.config``).
+        BuildError: if the settings booktools reads are invalid (``booktools.configuration.book``).
     """
     try:
         return book_config.configured_editions(book_config.parse(config))

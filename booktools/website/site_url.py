@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from booktools.configuration import book as book_config
+from booktools.configuration.book import Edition
 from booktools.project import SITE_FILES, SOURCE_LANGUAGE
-from booktools.sources import config as book_config
-from booktools.sources.config import Edition
 
 DEFAULT_HREFLANG = "x-default"
 
@@ -42,7 +42,7 @@ def base_url(config: dict[str, Any]) -> str:
     """Return ``html.baseurl`` of ``_config.yml`` (read as ``config``), ending with ``/``.
 
     Raises:
-        booktools.sources.config.ConfigError: if it is missing or not an absolute http(s) URL.
+        booktools.configuration.book.ConfigError: if it is missing or not an absolute http(s) URL.
     """
     return book_config.parse(config).html.baseurl
 

@@ -33,8 +33,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from booktools.configuration.book import configured_editions
 from booktools.project import Project
-from booktools.sources.config import configured_editions
 
 PROJECT = Project.here()
 EDITIONS = [edition.code for edition in configured_editions(PROJECT.config())]

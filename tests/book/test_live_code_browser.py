@@ -24,9 +24,9 @@ from itertools import cycle
 import pytest
 import yaml
 
+from booktools.configuration.book import configured_editions
 from booktools.project import Project
 from booktools.servers import serve
-from booktools.sources.config import configured_editions
 from booktools.sources.frameworks import NAMES
 from booktools.sources.strings import load_strings
 from booktools.website.theme.live import SETTINGS_ID, STRINGS, THEBE_STATIC

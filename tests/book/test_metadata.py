@@ -12,8 +12,8 @@ import pytest
 from bs4 import BeautifulSoup
 from docutils.core import publish_doctree
 
+from booktools.configuration.book import ConfigError
 from booktools.project import SITE_FILES, SOURCE_LANGUAGE, Project
-from booktools.sources.config import ConfigError
 from booktools.website import editions, site_url
 from booktools.website.sitemap import LINK, LOC, URL
 from booktools.website.theme.metadata import DESCRIPTION_LENGTH, page_description, plain_tex, shorten

@@ -23,8 +23,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from booktools.configuration.schema import ConfigError, validate
 from booktools.project import Project
-from booktools.sources.schema import ConfigError, validate
 from booktools.website import alt_text
 from booktools.website.alt_text import (
     HEATMAP_MIME,

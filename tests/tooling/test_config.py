@@ -1,4 +1,4 @@
-"""Configuration is validated on load (booktools.sources.schema): a misspelt key or a wrong type fails with a
+"""Configuration is validated on load (booktools.configuration.schema): a misspelt key or a wrong type fails with a
 message naming the file, the key and what was expected. Covers chapters/glossary.yml, the editions and
 the other keys of _config.yml that booktools reads, and the one place each fact lives."""
 
@@ -15,9 +15,9 @@ import yaml
 
 from booktools.__main__ import main as booktools_command
 from booktools.checks.translations.glossary import GlossaryError, load_glossary, read_glossary
+from booktools.configuration import book as config
+from booktools.configuration.schema import ConfigError, validate
 from booktools.project import BUILD_INPUTS, Project
-from booktools.sources import config
-from booktools.sources.schema import ConfigError, validate
 from booktools.website import editions as edition_settings
 
 GLOSSARY = "chapters/glossary.yml"

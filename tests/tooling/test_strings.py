@@ -16,8 +16,8 @@ from types import SimpleNamespace
 import pytest
 from sphinx.errors import ExtensionError
 
+from booktools.configuration.schema import ConfigError
 from booktools.project import Project
-from booktools.sources.schema import ConfigError
 from booktools.sources.strings import EditionStrings, check_library_messages, load_strings, sphinx_settings
 from booktools.website import build
 from booktools.website.theme import live

@@ -52,7 +52,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
-from booktools.servers.kernel import NAME as KERNEL_NAME
+from booktools.derive.kernel import NAME as KERNEL_NAME
 from booktools.sources.strings import LiveStrings
 
 # Where `make setup` installs the pinned Thebe (npm ci --prefix THEBE_PREFIX).

@@ -1,7 +1,7 @@
 """The book's own settings in ``_config.yml``, validated on load: the editions and the repository.
 
 ``_config.yml`` is Jupyter Book's configuration. booktools reads a few keys of it
-and checks them against the schema below (``booktools.sources.schema``): ``editions``,
+and checks them against the schema below (``booktools.configuration.schema``): ``editions``,
 which is booktools' own (Jupyter Book never sees it), ``title`` and
 ``repository``, which the Colab install cell and the editions' titles use, and
 ``html.baseurl``, the address the site is published at, from which every absolute
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from booktools.sources.schema import ConfigError, validate
+from booktools.configuration.schema import ConfigError, validate
 
 __all__ = [
     "SOURCE_LANGUAGE",
