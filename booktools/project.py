@@ -29,7 +29,16 @@ from sphinx_external_toc.parsing import parse_toc_yaml
 from booktools.configuration.book import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
 from booktools.configuration.schema import read_text, yaml_data
 
-__all__ = ["ASSIGNMENT_RELEASE", "ASSIGNMENT_SOURCE", "BUILD_INPUTS", "SITE_FILES", "SOURCE_LANGUAGE", "Project"]
+__all__ = [
+    "ASSIGNMENT_RELEASE",
+    "ASSIGNMENT_SOURCE",
+    "BUILD_INPUTS",
+    "PDF_FOLDER",
+    "SITE_FILES",
+    "SLIDES_FOLDER",
+    "SOURCE_LANGUAGE",
+    "Project",
+]
 
 CONFIG_FILE = "_config.yml"
 TOC_FILE = "_toc.yml"
@@ -59,12 +68,16 @@ ASSIGNMENT_RELEASE, ASSIGNMENT_SOURCE = "release", "source"
 # The books as PDFs, one per edition and framework (``booktools.pdf``): in each edition's site,
 # named after the English title ("attention-scoring-functions-pytorch.pdf").
 PDF_FOLDER = "pdf"
+# Each edition's lecture slides (``booktools.slides``): in its site, one deck per page and framework.
+SLIDES_FOLDER = "slides"
+# The bibliography every edition cites.
+BIBLIOGRAPHY = "references.bib"
 PDF_NAME = "{book}-{framework}.pdf"
 # Folders beside the pages that every edition's site reads as they are (figures).
 SHARED_FOLDERS = ("img",)
 # What a build of the site reads: a scratch copy of the book needs these, and the site is
 # rebuilt when any of them changes. The tools are read whole, so none is forgotten.
-BUILD_INPUTS = (CONFIG_FILE, TOC_FILE, "references.bib", *SHARED_FOLDERS, CHAPTERS, LIBRARY, TOOLS)
+BUILD_INPUTS = (CONFIG_FILE, TOC_FILE, BIBLIOGRAPHY, *SHARED_FOLDERS, CHAPTERS, LIBRARY, TOOLS)
 
 
 @functools.lru_cache(maxsize=8)
@@ -100,7 +113,7 @@ class Project:
     @property
     def bibliography(self) -> Path:
         """``references.bib``: the bibliography every edition cites."""
-        return self.root / BUILD_INPUTS[2]
+        return self.root / BIBLIOGRAPHY
 
     @property
     def chapters(self) -> Path:
@@ -138,6 +151,13 @@ class Project:
         """Every file and folder a build of the site reads (``BUILD_INPUTS``), those that exist."""
         return [self.root / name for name in BUILD_INPUTS if (self.root / name).exists()]
 
+    def edition_build_inputs(self, language: str) -> list[Path]:
+        """What one edition's site, slides and PDFs read (``BUILD_INPUTS``, of ``chapters/`` only the files
+        every edition shares and that edition's folder), those that exist."""
+        shared = [self.root / name for name in BUILD_INPUTS if name != CHAPTERS and (self.root / name).exists()]
+        data = sorted(path for path in self.chapters.iterdir() if path.is_file())
+        return [*shared, *data, self.edition_dir(language)]
+
     # -- derived files --------------------------------------------------------
 
     @property
@@ -169,6 +189,14 @@ class Project:
         """``_build/html/``: the built site, one folder per edition."""
         return self.build_dir / "html"
 
+    def edition_site_dir(self, language: str) -> Path:
+        """``_build/html/<language>/``: one edition's site, with its slides and PDFs."""
+        return self.site_dir / language
+
+    def slides_dir(self, language: str) -> Path:
+        """``_build/html/<language>/slides/``: one edition's lecture slides."""
+        return self.edition_site_dir(language) / SLIDES_FOLDER
+
     @property
     def assignments_dir(self) -> Path:
         """``_build/assignments/``: the chapter's exercises as assignments, one folder per edition."""
@@ -195,7 +223,7 @@ class Project:
 
     def pdf_file(self, language: str, framework: str) -> Path:
         """``_build/html/<language>/pdf/<book>-<framework>.pdf``: one edition's book with one framework's code."""
-        return self.site_dir / language / self.pdf_href(framework)
+        return self.edition_site_dir(language) / self.pdf_href(framework)
 
     def page_names(self, language: str = SOURCE_LANGUAGE) -> list[str]:
         """The pages of one edition in reading order, as the site names them (``preliminaries``)."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
+from booktools.derive import notebooks as derive
 from booktools.derive.kernel import NAME as KERNEL_NAME
 from booktools.project import Project
 
@@ -62,8 +63,6 @@ def run(project: Project, options: list[str]) -> int:
     from jupyterlab.labapp import LabApp  # type: ignore[import-untyped]
 
     if not project.notebooks_dir.is_dir():
-        from booktools.derive import notebooks as derive
-
         derive.run(project)
     args = [f"--ServerApp.root_dir={project.notebooks_dir}", *server_options(), *options]
     LabApp.launch_instance(argv=args)
