@@ -44,7 +44,7 @@ from booktools.derive import library, notebooks
 from booktools.pdf import build as pdf
 from booktools.pdf.printer import chromium
 from booktools.pipeline.graph import WHOLE_BOOK, Outcome, Stage, make, stale_tasks
-from booktools.project import SITE_FILES, Project
+from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
 from booktools.slides import decks
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings
@@ -178,6 +178,9 @@ STAGES = (
         ],
         run=build_sites,
         needs=("library",),
+        made=lambda project, edition: [
+            path for path in project.edition_site_dir(edition).iterdir() if path.name not in (SLIDES_FOLDER, PDF_FOLDER)
+        ],
     ),
     Stage(
         "slides",

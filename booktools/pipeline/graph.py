@@ -3,9 +3,9 @@
 A :class:`Stage` says, per edition (or once for the whole book), which files it reads,
 which it writes and which stages it needs; :func:`make` orders the stages with the
 standard library's ``graphlib`` and runs each stale one. A stage is stale for an edition
-when its stamp (``booktools.pipeline.stamps``) is missing or was made from other inputs,
-or when one of its outputs is missing. Its ``run`` is called once, with every edition
-for which it is stale, so that a stage can batch its work (one ``d2lbook`` process for
+when its stamp (``booktools.pipeline.stamps``) is missing or was made from other inputs
+(its files, and what the stages it needs made), or when one of its outputs is missing.
+Its ``run`` is called once, with every edition for which it is stale, so that a stage can batch its work (one ``d2lbook`` process for
 every deck, one browser for every PDF), and says what became of each: ``DONE`` is
 stamped, ``SKIPPED`` (a tool it needs is not installed; it said so) and ``FAILED`` are
 not. A stage whose need failed does not run for that edition; one whose need was
@@ -47,7 +47,8 @@ class Stage:
     """One stage of the build.
 
     ``reads`` and ``writes`` give, for an edition's code (or ``WHOLE_BOOK``), the files and
-    folders the stage reads and writes; ``needs`` names the stages whose outputs it reads, for
+    folders the stage reads and writes (a missing one makes it stale); ``made``, what the
+    stages after it read of it (by default what it writes); ``needs`` names the stages whose outputs it reads, for
     the same edition when both run per edition, for every edition when it runs once; ``run``
     does the work for the editions given and says what became of each.
     """
@@ -59,6 +60,11 @@ class Stage:
     run: Callable[[Project, list[str]], dict[str, Outcome]]
     needs: tuple[str, ...] = ()
     per_edition: bool = True
+    made: Paths | None = None
+
+    def made_digest(self, project: Project, edition: str) -> str:
+        """The digest of what the stage made for ``edition``, as the stages after it read it."""
+        return files_digest(project, (self.made or self.writes)(project, edition))
 
     def editions(self, project: Project) -> list[str]:
         """The editions the stage runs for: every present one, or ``[WHOLE_BOOK]``."""
@@ -169,5 +175,5 @@ def make(
             outcome = results.get(edition, Outcome.FAILED)
             outcomes[stage.task(edition)] = outcome
             if outcome is Outcome.DONE:
-                write_stamp(project, stage.task(edition), stage_digest)
+                write_stamp(project, stage.task(edition), stage_digest, stage.made_digest(project, edition))
     return Outcome.FAILED not in outcomes.values()

@@ -2,10 +2,11 @@
 
 A stage's digest covers the content of every file it reads (each file's path from the
 book's root and its SHA-256; a folder stands for every file under it, ``__pycache__``
-left out) and the stamps of the stages it needs, so that a stage runs again when a
-stage before it did. The stamp, ``_build/stamps/<stage>.<edition>``, holds the digest
-of the inputs the stage last succeeded on; a stage with no stamp, another digest or a
-missing output is stale. A failed or skipped stage has no stamp.
+left out) and what the stages it needs made, so that a stage runs again when a stage
+before it made something else (not merely ran). The stamp,
+``_build/stamps/<stage>.<edition>``, holds two digests: of the inputs the stage last
+succeeded on, and of what it made then. A stage with no stamp, another input digest or
+a missing output is stale. A failed or skipped stage has no stamp.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def _file_hash(file: Path, mtime_ns: int, size: int) -> bytes:
 
 
 def files_digest(project: Project, paths: Iterable[Path], needs: Iterable[str] = ()) -> str:
-    """The digest of the files ``paths`` stand for, by content, and of the stamps ``needs`` (stage ids)."""
+    """The digest of the files ``paths`` stand for, by content, and of what the tasks ``needs`` made."""
     digest = hashlib.sha256()
     for path in paths:
         for file in _files(path):
@@ -42,7 +43,7 @@ def files_digest(project: Project, paths: Iterable[Path], needs: Iterable[str] =
             status = file.stat()
             digest.update(_file_hash(file, status.st_mtime_ns, status.st_size))
     for need in needs:
-        digest.update(f"{need}={read_stamp(project, need)}\0".encode())
+        digest.update(f"{need}={read_stamp(project, need, made=True)}\0".encode())
     return digest.hexdigest()
 
 
@@ -51,17 +52,18 @@ def stamp_file(project: Project, task: str) -> Path:
     return project.work_dir(STAMPS) / task
 
 
-def read_stamp(project: Project, task: str) -> str:
-    """The digest ``task`` last succeeded on ("" when it has not, or failed since)."""
+def read_stamp(project: Project, task: str, made: bool = False) -> str:
+    """The digest of the inputs ``task`` last succeeded on, or if ``made`` of what it made ("" if none)."""
     path = stamp_file(project, task)
-    return path.read_text(encoding="utf-8").strip() if path.exists() else ""
+    lines = path.read_text(encoding="utf-8").split() if path.exists() else []
+    return lines[int(made)] if len(lines) == 2 else ""
 
 
-def write_stamp(project: Project, task: str, digest: str) -> None:
-    """Record that ``task`` succeeded on the inputs of ``digest``."""
+def write_stamp(project: Project, task: str, inputs: str, made: str) -> None:
+    """Record that ``task`` succeeded on the inputs of digest ``inputs`` and made what ``made`` digests."""
     path = stamp_file(project, task)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(digest + "\n", encoding="utf-8")
+    path.write_text(f"{inputs}\n{made}\n", encoding="utf-8")
 
 
 def clear_stamp(project: Project, task: str) -> None:
