@@ -1,15 +1,17 @@
-"""Stages with declared inputs and outputs, run in dependency order when what they read has changed.
+"""Stages with declared inputs and outputs, run in dependency order when what they read has
+changed.
 
 A :class:`Stage` says, per edition (or once for the whole book), which files it reads,
 which it writes and which stages it needs; :func:`make` orders the stages with the
 standard library's ``graphlib`` and runs each stale one. A stage is stale for an edition
 when its stamp (``booktools.pipeline.stamps``) is missing or was made from other inputs
 (its files, and what the stages it needs made), or when one of its outputs is missing.
-Its ``run`` is called once, with every edition for which it is stale, so that a stage can batch its work (one ``d2lbook`` process for
-every deck, one browser for every PDF), and says what became of each: ``DONE`` is
-stamped, ``SKIPPED`` (a tool it needs is not installed; it said so) and ``FAILED`` are
-not. A stage whose need failed does not run for that edition; one whose need was
-skipped runs and is stale again once the need is met.
+Its ``run`` is called once, with every edition for which it is stale, so that a stage
+can batch its work (one ``d2lbook`` process for every deck, one browser for every PDF),
+and says what became of each: ``DONE`` is stamped, ``SKIPPED`` (a tool it needs is not
+installed; it said so) and ``FAILED`` are not. A stage whose need failed does not run
+for that edition; one whose need was skipped runs and is stale again once the need is
+met.
 
 ``pydoit`` and ``make`` itself were considered for the graph: doit keeps its state in a
 dbm file keyed by file lists and runs tasks one by one, so batching the editions of a
