@@ -119,7 +119,8 @@ def write_root(project: Project, editions: list[str]) -> dict[str, Outcome]:
     base = site_url.base_url(config)
     write_preview_image(site_dir / SITE_FILES.preview)
     try:
-        write_sitemap(site_dir, base, [edition.code for edition in built], f"{toc['root']}.html")
+        sitemaps = {edition.code: _edition_sitemap(project, edition.code) for edition in built}
+        write_sitemap(site_dir, base, sitemaps, f"{toc['root']}.html")
     except SitemapError as error:
         print(f"make book failed: {error}", file=sys.stderr)
         return _all(Outcome.FAILED, editions)
@@ -140,8 +141,18 @@ def _tools(project: Project) -> list[Path]:
     return [project.root / "booktools", project.config_file, project.toc_file]
 
 
+def _edition_sitemap(project: Project, code: str) -> Path:
+    """The sitemap of one edition's pages, as its build wrote it (merged into the site's)."""
+    return site.built_html(project, code) / SITE_FILES.sitemap
+
+
 def _root_reads(project: Project, edition: str) -> list[Path]:
-    return [*_tools(project), *(project.strings_file(code) for code in project.editions())]
+    editions = project.editions()
+    return [
+        *_tools(project),
+        *(project.strings_file(code) for code in editions),
+        *(_edition_sitemap(project, code) for code in editions),
+    ]
 
 
 def _root_writes(project: Project, edition: str) -> list[Path]:

@@ -40,7 +40,7 @@ import yaml
 
 from booktools.configuration.book import Edition
 from booktools.configuration.schema import ConfigError
-from booktools.project import PDF_FOLDER, SLIDES_FOLDER, Project
+from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
 from booktools.website.api_docs import with_api_page
 from booktools.website.editions import BuildError, edition_config
 from booktools.website.pages import SOURCE_ERRORS, write_edition_sources
@@ -156,11 +156,17 @@ def build_problems(returncode: int, warnings: Path, log: Path) -> list[str]:
     return problems
 
 
-def install_edition(built_html: Path, target: Path) -> None:
+def built_html(project: Project, code: str) -> Path:
+    """``_build/editions/<code>/_build/html/``: what the last ``jupyter-book build`` of an edition wrote."""
+    return project.work_dir("editions") / code / "_build" / "html"
+
+
+def install_edition(built: Path, target: Path) -> None:
     """Put an edition's built site at ``target`` (``_build/html/<code>/``), in place of its last build.
 
     The folders other stages write there, the slides and the PDFs, stay: they are rebuilt
-    when what they read changes, not with every build of the site.
+    when what they read changes, not with every build of the site. The edition's own
+    ``sitemap.xml`` stays in ``built``: the site has one, at its root (``booktools.website.sitemap``).
     """
     if target.exists():
         for child in target.iterdir():
@@ -170,7 +176,13 @@ def install_edition(built_html: Path, target: Path) -> None:
                 shutil.rmtree(child)
             else:
                 child.unlink()
-    shutil.copytree(built_html, target, dirs_exist_ok=True)
+    edition_sitemap = shutil.ignore_patterns(SITE_FILES.sitemap)
+    shutil.copytree(
+        built,
+        target,
+        dirs_exist_ok=True,
+        ignore=lambda folder, names: edition_sitemap(folder, names) if Path(folder) == built else set(),
+    )
 
 
 def build_editions(
@@ -197,7 +209,7 @@ def build_editions(
         succeeded[code] = result.returncode == 0 and not result.problems
         if succeeded[code]:
             target = project.edition_site_dir(code)
-            install_edition(result.log.parent / "_build" / "html", target)
+            install_edition(built_html(project, code), target)
             print(f"{code}: built, 0 warnings -> {project.relative(target)}/ (log: {log})")
             continue
         print(f"{code}: FAILED (exit {result.returncode}; log: {log})")
