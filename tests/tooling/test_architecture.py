@@ -51,7 +51,7 @@ def test_every_verb_is_in_the_verb_table():
     named = {name.strip() for name in FIRST_CELL.findall(section("The spine: one command line, one `Project`"))}
     verbs = {verb.name for verb in VERBS}
     assert not verbs - named, f"docs/architecture.md's verb table lacks: {sorted(verbs - named)}"
-    assert not named - verbs, f"docs/architecture.md's verb table names verbs that do not exist: {sorted(named - verbs)}"
+    assert not named - verbs, f"docs/architecture.md's verb table names no such verb: {sorted(named - verbs)}"
 
 
 def test_every_make_target_is_named():
