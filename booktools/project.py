@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,16 +29,7 @@ from sphinx_external_toc.parsing import parse_toc_yaml
 from booktools.sources.config import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
 from booktools.sources.schema import read_text, yaml_data
 
-__all__ = [
-    "ASSIGNMENT_RELEASE",
-    "ASSIGNMENT_SOURCE",
-    "BUILD_INPUTS",
-    "NPM_TOOLS",
-    "SITE_FILES",
-    "SOURCE_LANGUAGE",
-    "Project",
-    "npm_prefix",
-]
+__all__ = ["ASSIGNMENT_RELEASE", "ASSIGNMENT_SOURCE", "BUILD_INPUTS", "SITE_FILES", "SOURCE_LANGUAGE", "Project"]
 
 CONFIG_FILE = "_config.yml"
 TOC_FILE = "_toc.yml"
@@ -50,13 +40,6 @@ NOTEBOOKS = "notebooks"
 D2LBOOK_ENV = ".venv-d2lbook"
 TOOLS = "booktools"
 BIBLIOGRAPHY = "references.bib"
-# The npm packages the book pins, each installed with `npm ci --prefix` into a folder of the Python
-# environment that uses it, `<environment>/share/d2l-book/<tool>/`: axe-core (the accessibility
-# tests), Thebe and KaTeX (the site's build), Lighthouse (make audit) in `.venv`; reveal.js in
-# `.venv-d2lbook` (the slides). The Makefile names the same folders (AXE, THEBE, KATEX, LIGHTHOUSE,
-# REVEAL); tests/tooling/test_npm_prefixes.py checks that it agrees with npm_prefix.
-NPM_FOLDER = ("share", "d2l-book")
-NPM_TOOLS = ("axe", "thebe", "katex", "lighthouse", "reveal")
 
 
 # The files at the root of the built site beside the editions' folders, as paths in the site (hence
@@ -83,21 +66,6 @@ SHARED_FOLDERS = ("img",)
 # What a build of the site reads: a scratch copy of the book needs these, and the site is
 # rebuilt when any of them changes. The tools are read whole, so none is forgotten.
 BUILD_INPUTS = (CONFIG_FILE, TOC_FILE, BIBLIOGRAPHY, *SHARED_FOLDERS, CHAPTERS, LIBRARY, TOOLS)
-
-
-def npm_prefix(tool: str, environment: Path | None = None) -> Path:
-    """Return the folder the pinned npm package ``tool`` is installed into (``npm ci --prefix``).
-
-    ``environment`` is the Python environment it belongs to: by default the one running
-    (``sys.prefix``, the Makefile's ``.venv``), which Sphinx's extensions and the tests use too;
-    the slides pass :attr:`Project.d2lbook_env` for reveal.js.
-
-    Raises:
-        ValueError: if ``tool`` is not one of ``NPM_TOOLS``.
-    """
-    if tool not in NPM_TOOLS:
-        raise ValueError(f"unknown npm tool {tool!r} (expected one of {', '.join(NPM_TOOLS)})")
-    return (Path(sys.prefix) if environment is None else environment).joinpath(*NPM_FOLDER, tool)
 
 
 @functools.lru_cache(maxsize=8)

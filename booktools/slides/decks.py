@@ -46,7 +46,8 @@ import jinja2
 import nbformat
 
 from booktools.derive.notebooks import derive
-from booktools.project import Project, npm_prefix
+from booktools.npm_packages import npm_prefix
+from booktools.project import Project
 from booktools.slides.lecture import fit_slide_notebook, lecture_cells
 from booktools.slides.mathjax import COMPONENT_DIRS, mathjax_source
 from booktools.slides.metrics import METRICS

@@ -32,7 +32,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from booktools.project import Project, npm_prefix
+from booktools.npm_packages import npm_prefix
+from booktools.project import Project
 from booktools.sources.config import configured_editions
 
 PROJECT = Project.here()

@@ -19,8 +19,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from booktools.npm_packages import npm_prefix
 from booktools.pdf.printer import CHROMIUM_VARIABLE, chromium
-from booktools.project import npm_prefix
 
 # Where `make audit` installs the pinned Lighthouse (npm ci --prefix LIGHTHOUSE_PREFIX).
 LIGHTHOUSE_PREFIX = npm_prefix("lighthouse")

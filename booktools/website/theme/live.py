@@ -51,7 +51,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
-from booktools.project import npm_prefix
+from booktools.npm_packages import npm_prefix
 from booktools.servers.kernel import NAME as KERNEL_NAME
 from booktools.sources.strings import LiveStrings
 
