@@ -7,6 +7,9 @@ STAMP := $(VENV)/.installed
 # The kernel every notebook run uses (booktools/derive/kernel.py): its environment is fixed,
 # so figures show whatever the caller's MPLBACKEND is.
 KERNEL := d2l-book
+# Each pinned npm package is installed into <environment>/share/d2l-book/<tool>, where
+# booktools.npm_packages.npm_prefix looks for it; tests/tooling/test_npm_prefixes.py checks the
+# folders below (AXE, THEBE, KATEX, LIGHTHOUSE, REVEAL) against it.
 # axe-core for the accessibility tests (tests/book/test_accessibility.py), pinned by
 # tests/book/axe/package-lock.json, installed with npm into the environment.
 AXE := $(VENV)/share/d2l-book/axe

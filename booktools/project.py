@@ -48,6 +48,7 @@ LIBRARY = "d2l_lib"
 NOTEBOOKS = "notebooks"
 D2LBOOK_ENV = ".venv-d2lbook"
 TOOLS = "booktools"
+BIBLIOGRAPHY = "references.bib"
 
 
 # The files at the root of the built site beside the editions' folders, as paths in the site (hence

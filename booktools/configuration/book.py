@@ -3,7 +3,8 @@
 ``_config.yml`` is Jupyter Book's configuration. booktools reads a few keys of it
 and checks them against the schema below (``booktools.configuration.schema``): ``editions``,
 which is booktools' own (Jupyter Book never sees it), ``title`` and
-``repository``, which the Colab install cell and the editions' titles use, and
+``repository``, which the Colab install cell and the editions' titles use, ``author``,
+which the PDFs' cover names, and
 ``html.baseurl``, the address the site is published at, from which every absolute
 URL of the site is made (``booktools.website.site_url``). Every
 other key is Jupyter Book's and is passed to it as it is, except a key that looks
@@ -95,6 +96,7 @@ class BookConfig:
     repository: Repository
     html: HtmlSettings
     title: str = ""
+    author: str = ""  # the book's authors, on the PDFs' cover
     parse: ParseSettings = field(default_factory=ParseSettings)
 
 

@@ -29,7 +29,6 @@ from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings
 from booktools.website.api_docs import PAGE as API_PAGE
-from booktools.website.editions import load_yaml
 
 WORK = "pdf"
 DOCUMENT = "print.html"
@@ -57,7 +56,7 @@ def print_job(project: Project, edition: Edition, folder: Path) -> PrintJob:
         DocumentError: if a built page lacks what its print needs.
         FileNotFoundError: if the site lacks a page of ``_toc.yml``.
     """
-    author = str(load_yaml(project.config_file).get("author", ""))
+    author = project.config().author
     names = [*project.page_names(edition.code), API_PAGE]
     pages = {name: (folder / f"{name}.html").read_text(encoding="utf-8") for name in names}
     strings = load_strings(project, edition.code).pdf

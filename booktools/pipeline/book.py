@@ -36,10 +36,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from booktools.checks import audit
 from booktools.checks.audit import TABLE_FILE
-from booktools.configuration.schema import ConfigError
+from booktools.configuration.schema import ConfigError, read_yaml
 from booktools.derive import library, notebooks
 from booktools.pdf import build as pdf
 from booktools.pdf.printer import chromium
@@ -50,10 +51,21 @@ from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings
 from booktools.website import build as site
 from booktools.website import site_url
-from booktools.website.editions import BuildError, edition_toc, editions_to_build, load_yaml
+from booktools.website.editions import BuildError, edition_toc, editions_to_build
 from booktools.website.landing import pdf_links, write_landing
 from booktools.website.preview_image import write_preview_image
 from booktools.website.sitemap import SitemapError, write_robots, write_sitemap
+
+
+def config_mapping(project: Project) -> dict[str, Any]:
+    """``_config.yml`` as the mapping Jupyter Book reads, validated first (``Project.config``).
+
+    Raises:
+        ConfigError: if the settings booktools reads are wrong, naming the file and the key.
+    """
+    project.config()
+    data = read_yaml(project.config_file, project.relative(project.config_file))
+    return data if isinstance(data, dict) else {}
 
 
 def _all(outcome: Outcome, editions: list[str]) -> dict[str, Outcome]:
@@ -72,8 +84,8 @@ def write_notebooks(project: Project, editions: list[str]) -> dict[str, Outcome]
 
 def build_sites(project: Project, editions: list[str]) -> dict[str, Outcome]:
     """The ``site`` stage: build the editions' sites with Jupyter Book (``booktools.website.build``)."""
-    config = load_yaml(project.config_file)
     try:
+        config = config_mapping(project)
         built = editions_to_build(config, project)
         toc = edition_toc(project)
         for edition in built:  # every interface string of every edition, or no build
@@ -110,7 +122,7 @@ def print_pdfs(project: Project, editions: list[str]) -> dict[str, Outcome]:
 
 def write_root(project: Project, editions: list[str]) -> dict[str, Outcome]:
     """The ``root`` stage: the landing page, preview image, ``sitemap.xml`` and ``robots.txt``."""
-    config = load_yaml(project.config_file)
+    config = config_mapping(project)
     built = editions_to_build(config, project)
     toc = edition_toc(project)
     site_dir = project.site_dir

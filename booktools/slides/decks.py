@@ -45,6 +45,7 @@ import jinja2
 import nbformat
 
 from booktools.derive.notebooks import derive
+from booktools.npm_packages import npm_prefix
 from booktools.project import SLIDES_FOLDER, Project
 from booktools.slides.lecture import fit_slide_notebook, lecture_cells
 from booktools.slides.mathjax import COMPONENT_DIRS, mathjax_source
@@ -156,7 +157,7 @@ def copy_assets(target: Path, project: Project) -> None:
     Raises:
         SlidesError: if reveal.js is not installed (``make slides-setup`` runs ``npm ci``).
     """
-    reveal = project.d2lbook_env / "share" / "d2l-book" / "reveal" / "node_modules"
+    reveal = npm_prefix("reveal", project.d2lbook_env) / "node_modules"
     if not (reveal / "reveal.js" / "dist" / "reveal.js").exists():
         raise SlidesError(f"{project.relative(reveal)}/reveal.js is missing: make slides-setup installs it with npm ci")
     for name in REVEAL_FILES:

@@ -26,7 +26,7 @@ attend to every key"), and a grid whose panels all look alike is described once.
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from booktools.configuration.schema import load
@@ -292,7 +292,3 @@ def set_heatmap_alt_text(notebook: Any, text: HeatmapText | None, where: str) ->
         options["alt"] = describe_heatmaps(description, text)
         # Said now; myst-nb renders every MIME type of an output and warns of one it does not know.
         del described[0]["data"][HEATMAP_MIME]
-
-
-# Every field but the flag is a template; the tests read this to check that each edition has them all.
-TEMPLATE_FIELDS = tuple(f.name for f in fields(HeatmapText) if f.name != "english_placeholder")

@@ -20,10 +20,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import posixpath
-from pathlib import Path
 from typing import Any
 
-import yaml
 from sphinx_external_toc.api import Document, FileItem, GlobItem, SiteMap, TocTree
 from sphinx_external_toc.parsing import create_toc_dict
 
@@ -40,31 +38,15 @@ class BuildError(Exception):
     """The configuration or an edition's files do not allow a build."""
 
 
-def load_yaml(path: Path) -> dict[str, Any]:
-    """Read a YAML mapping."""
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-
-
-def configured_editions(config: dict[str, Any]) -> list[Edition]:
-    """Return the editions ``_config.yml`` (read as ``config``) lists, English first.
-
-    Raises:
-        BuildError: if the settings booktools reads are invalid (``booktools.configuration.book``).
-    """
-    try:
-        return book_config.configured_editions(book_config.parse(config))
-    except book_config.ConfigError as error:
-        raise BuildError(str(error)) from error
-
-
 def editions_to_build(config: dict[str, Any], project: Project) -> list[Edition]:
-    """Return the configured editions whose folder exists, checking each has every page.
+    """Return the editions ``_config.yml`` (read as ``config``) lists whose folder exists, checking each has every page.
 
     Raises:
+        ConfigError: if the settings booktools reads are invalid (``booktools.configuration.book``).
         BuildError: if a folder under ``chapters/`` is not a configured edition,
             or an edition lacks a page that ``_toc.yml`` names.
     """
-    configured = {edition.code: edition for edition in configured_editions(config)}
+    configured = {edition.code: edition for edition in book_config.configured_editions(book_config.parse(config))}
     try:
         present = project.editions()
     except book_config.ConfigError as error:

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
+from booktools.configuration.book import configured_editions, parse
 from booktools.pipeline import book as book_pipeline
 from booktools.pipeline.stamps import files_digest
 from booktools.project import BUILD_INPUTS, Project
@@ -69,7 +70,7 @@ def test_a_toc_entry_outside_the_english_folder_is_refused(tmp_path: Path):
 
 
 def test_edition_config_changes_only_what_differs(book_config):
-    configured = editions.configured_editions(book_config)
+    configured = configured_editions(parse(book_config))
     korean = next(edition for edition in configured if edition.code == "ko")
     derived = editions.edition_config(book_config, korean, configured, PROJECT)
     assert derived["sphinx"]["config"]["language"] == "ko"
@@ -87,7 +88,7 @@ def test_edition_config_changes_only_what_differs(book_config):
 
 def test_path_to_book_is_kept_as_a_prefix(book_config):
     config = {**book_config, "repository": {**book_config["repository"], "path_to_book": "book/"}}
-    english = editions.configured_editions(config)[0]
+    english = configured_editions(parse(config))[0]
     assert (
         editions.edition_config(config, english, [english], PROJECT)["repository"]["path_to_book"]
         == "book/notebooks/en/pytorch"
@@ -97,7 +98,7 @@ def test_path_to_book_is_kept_as_a_prefix(book_config):
 def test_the_colab_button_of_every_page_opens_a_notebook_of_every_framework(book_config):
     """The button opens ``<path_to_book>/<page>.ipynb``, and framework-colab.js swaps the
     framework folder for the tab the reader chose: each must exist in the repository."""
-    configured = editions.configured_editions(book_config)
+    configured = configured_editions(parse(book_config))
     for edition in configured:
         folder = editions.edition_config(book_config, edition, configured, PROJECT)["repository"]["path_to_book"]
         for page in PROJECT.notebooks(edition.code):
@@ -107,7 +108,7 @@ def test_the_colab_button_of_every_page_opens_a_notebook_of_every_framework(book
 
 
 def test_english_comes_first_and_every_edition_has_a_name(book_config):
-    configured = editions.configured_editions(book_config)
+    configured = configured_editions(parse(book_config))
     assert [edition.code for edition in configured] == ["en", "id", "ko"]
     assert all(edition.name and edition.title for edition in configured)
 

@@ -15,7 +15,6 @@ import yaml
 
 from booktools.__main__ import main as booktools_command
 from booktools.checks.translations.glossary import GlossaryError, load_glossary, read_glossary
-from booktools.configuration import book as config
 from booktools.configuration.schema import ConfigError, validate
 from booktools.project import BUILD_INPUTS, Project
 from booktools.website import editions as edition_settings
@@ -219,7 +218,6 @@ def test_make_notebooks_and_check_translations_report_a_bad_config(book: Path, r
 
 def test_build_and_the_other_tools_read_the_same_editions(project: Project) -> None:
     data = yaml.safe_load(project.config_file.read_text(encoding="utf-8"))
-    assert edition_settings.configured_editions(data) == config.configured_editions(project.config())
     assert [edition.code for edition in edition_settings.editions_to_build(data, project)] == project.editions()
 
 

@@ -43,7 +43,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +52,11 @@ from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
 from booktools.derive.kernel import NAME as KERNEL_NAME
+from booktools.npm_packages import npm_prefix
 from booktools.sources.strings import LiveStrings
 
 # Where `make setup` installs the pinned Thebe (npm ci --prefix THEBE_PREFIX).
-THEBE_PREFIX = Path(sys.prefix) / "share" / "d2l-book" / "thebe"
+THEBE_PREFIX = npm_prefix("thebe")
 THEBE_STATIC = "thebe"  # under _static/
 SETTINGS_ID = "d2l-live-settings"
 LOCAL = "local"
