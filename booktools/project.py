@@ -4,41 +4,29 @@
 the one ``--root`` names) and passes it to the stage a verb names. Code that other
 tools load by name makes its own with :meth:`Project.here`: the pytest plugin, and
 the MyST parser, which reads the book's ``parse`` settings. The Sphinx extensions
-get what they need as Sphinx settings. Tests make one over a temporary copy. Every path of the project is
-spelled in this module and nowhere else: a stage asks the project where a file
+get what they need as Sphinx settings. Tests make one over a temporary copy. Every
+path of the project is spelled in this module and nowhere else: a stage asks the project where a file
 is, it never joins ``root`` with a name of its own.
-
-The reading order is ``_toc.yml``, read with sphinx-external-toc (the parser
-Jupyter Book itself uses); the editions are ``_config.yml``'s ``editions``
-(``booktools.configuration.book``), each with a folder ``chapters/<code>/`` that
-mirrors the English pages.
+The reading order is ``_toc.yml``'s (``booktools.configuration.toc``); the editions are
+``_config.yml``'s (``booktools.configuration.book``), each a folder ``chapters/<code>/``.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from sphinx_external_toc.api import Document, SiteMap
+from sphinx_external_toc.api import SiteMap
 from sphinx_external_toc.parsing import parse_toc_yaml
 
 from booktools.configuration.book import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
 from booktools.configuration.schema import read_text, yaml_data
+from booktools.configuration.toc import reading_order
 
-__all__ = [
-    "ASSIGNMENT_RELEASE",
-    "ASSIGNMENT_SOURCE",
-    "BUILD_INPUTS",
-    "PDF_FOLDER",
-    "SITE_FILES",
-    "SLIDES_FOLDER",
-    "SOURCE_LANGUAGE",
-    "Project",
-]
+__all__ = ["ASSIGNMENT_RELEASE", "ASSIGNMENT_SOURCE", "BUILD_INPUTS", "SITE_FILES", "SOURCE_LANGUAGE", "Project"]
 
 CONFIG_FILE = "_config.yml"
 TOC_FILE = "_toc.yml"
@@ -71,8 +59,6 @@ ASSIGNMENT_RELEASE, ASSIGNMENT_SOURCE = "release", "source"
 PDF_FOLDER = "pdf"
 # Each edition's lecture slides (``booktools.slides``): in its site, one deck per page and framework.
 SLIDES_FOLDER = "slides"
-# The bibliography every edition cites.
-BIBLIOGRAPHY = "references.bib"
 PDF_NAME = "{book}-{framework}.pdf"
 # Folders beside the pages that every edition's site reads as they are (figures).
 SHARED_FOLDERS = ("img",)
@@ -151,13 +137,6 @@ class Project:
     def build_inputs(self) -> list[Path]:
         """Every file and folder a build of the site reads (``BUILD_INPUTS``), those that exist."""
         return [self.root / name for name in BUILD_INPUTS if (self.root / name).exists()]
-
-    def edition_build_inputs(self, language: str) -> list[Path]:
-        """What one edition's site, slides and PDFs read (``BUILD_INPUTS``, of ``chapters/`` only the files
-        every edition shares and that edition's folder), those that exist."""
-        shared = [self.root / name for name in BUILD_INPUTS if name != CHAPTERS and (self.root / name).exists()]
-        data = sorted(path for path in self.chapters.iterdir() if path.is_file())
-        return [*shared, *data, self.edition_dir(language)]
 
     # -- derived files --------------------------------------------------------
 
@@ -285,16 +264,7 @@ class Project:
 
     def toc_entries(self) -> list[str]:
         """The documents of ``_toc.yml`` in reading order (``chapters/en/<page>``, no suffix)."""
-        site_map = self.site_map()
-
-        def walk(document: Document) -> Iterator[str]:
-            yield document.docname
-            for tree in document.subtrees:
-                for item in tree.items:
-                    if isinstance(item, str):
-                        yield from walk(site_map[item])
-
-        return list(walk(site_map.root))
+        return reading_order(self.site_map())
 
     def pages(self, language: str = SOURCE_LANGUAGE) -> list[Path]:
         """The pages (``.ipynb`` or ``.md``) of one edition, in reading order.

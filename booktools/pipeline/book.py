@@ -5,7 +5,7 @@ stage          reads                                        writes              
 =============  ===========================================  =====================================  ==============
 ``library``    booktools, the configuration, ``chapters/``  ``d2l_lib/<framework>.py``             --
 ``notebooks``  the same                                     ``notebooks/<lang>/<framework>/``      --
-``site``       ``Project.edition_build_inputs(<lang>)``:    ``_build/html/<lang>/`` (but its       ``library``
+``site``       ``edition_inputs(<lang>)``:                  ``_build/html/<lang>/`` (but its       ``library``
                the configuration, bibliography, figures,    ``slides/`` and ``pdf/``)
                library, booktools, ``chapters/``' shared
                files and ``chapters/<lang>/``
@@ -148,6 +148,14 @@ def run_audit(project: Project, editions: list[str]) -> dict[str, Outcome]:
     )
 
 
+def edition_inputs(project: Project, edition: str) -> list[Path]:
+    """What one edition's site and slides read: ``Project.build_inputs``, of ``chapters/`` only
+    the files every edition shares and the edition's own folder."""
+    shared = [path for path in project.build_inputs() if path != project.chapters]
+    data = sorted(path for path in project.chapters.iterdir() if path.is_file())
+    return [*shared, *data, project.edition_dir(edition)]
+
+
 def _tools(project: Project) -> list[Path]:
     """What every stage reads: booktools and the configuration."""
     return [project.root / "booktools", project.config_file, project.toc_file]
@@ -178,7 +186,7 @@ def _sources(project: Project, edition: str) -> list[Path]:
 STAGES = (
     Stage(
         "library",
-        "d2l_lib/<framework>.py from the #@save cells of the source pages",
+        "the library, one module per framework, from the #@save cells of the source pages",
         reads=_sources,
         writes=lambda project, edition: [library.library_path(framework, project) for framework in FRAMEWORKS],
         run=write_library,
@@ -186,7 +194,7 @@ STAGES = (
     ),
     Stage(
         "notebooks",
-        "one runnable notebook per page, edition and framework, under notebooks/",
+        "one runnable notebook per page, edition and framework",
         reads=_sources,
         writes=lambda project, edition: [project.notebooks_dir],
         run=write_notebooks,
@@ -195,7 +203,7 @@ STAGES = (
     Stage(
         "site",
         "each edition's site, with Jupyter Book",
-        reads=lambda project, edition: project.edition_build_inputs(edition),
+        reads=edition_inputs,
         writes=lambda project, edition: [
             project.edition_site_dir(edition) / f"{page}.html" for page in project.page_names(edition)
         ],
@@ -208,7 +216,7 @@ STAGES = (
     Stage(
         "slides",
         "each edition's lecture slides, with d2lbook and nbconvert",
-        reads=lambda project, edition: project.edition_build_inputs(edition),
+        reads=edition_inputs,
         writes=lambda project, edition: [project.slides_dir(edition) / "index.html"],
         run=build_slides,
     ),

@@ -33,6 +33,7 @@ NOT_PATHS = {
     ("website/build.py", TOC_FILE),
     ("configuration/book.py", CONFIG_FILE),
     ("__main__.py", NOTEBOOKS),  # the verb
+    ("pipeline/book.py", NOTEBOOKS),  # the stage
 }
 
 
