@@ -61,7 +61,7 @@ from booktools.website.landing import pdf_links, write_landing
 from booktools.website.pages import SOURCE_ERRORS, write_edition_sources
 from booktools.website.preview_image import write_preview_image
 from booktools.website.sitemap import SitemapError, write_robots, write_sitemap
-from booktools.website.theme.warning_file import CONFIG_VALUE as WARNING_FILE_SETTING
+from booktools.website.theme.settings import with_warning_file
 
 BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
@@ -133,7 +133,7 @@ def prepare_edition(
     config_file, toc_file, log = work / "_config.yml", work / "_toc.yml", work / "build.log"
     warnings = work / WARNING_FILE
     derived = edition_config(config, edition, built, project)
-    derived.setdefault("sphinx", {}).setdefault("config", {})[WARNING_FILE_SETTING] = str(warnings)
+    with_warning_file(derived, warnings)
     invalid = invalid_config(derived)
     if invalid:
         log.write_text(f"ERROR: {invalid}\n", encoding="utf-8")
