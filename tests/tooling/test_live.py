@@ -73,7 +73,9 @@ def test_an_editions_strings_replace_the_english_ones_and_a_missing_or_misspelt_
     with pytest.raises(ExtensionError, match=r"book\.live_strings: expected a mapping with the keys button, "):
         live.live_settings(config(strings=misspelt))
     missing = {key: text for key, text in indonesian.items() if key != "run"}
-    with pytest.raises(ExtensionError, match=r"book\.live_strings: expected a mapping with the keys .*, run,"):  # no English fallback
+    with pytest.raises(
+        ExtensionError, match=r"book\.live_strings: expected a mapping with the keys .*, run,"
+    ):  # no English fallback
         live.live_settings(config(strings=missing))
 
 

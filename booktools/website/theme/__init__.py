@@ -53,9 +53,11 @@ from booktools.website.theme.katex_math import setup_katex_math
 from booktools.website.theme.live import setup_live
 from booktools.website.theme.loading import setup_loading
 from booktools.website.theme.metadata import setup_metadata
+from booktools.website.theme.page_steps import setup_page_steps
 from booktools.website.theme.pdf_links import setup_pdf_links
 from booktools.website.theme.search import SearchKorean
 from booktools.website.theme.settings import register_settings, settings, settings_of
+from booktools.website.theme.tab_stops import setup_tab_stops
 from booktools.website.theme.tabs import setup_tabs
 from booktools.website.theme.theme_words import setup as setup_theme_words
 from booktools.website.theme.warning_file import setup_warning_file
@@ -170,6 +172,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_metadata(app)
     setup_katex_math(app)
     setup_loading(app)
+    setup_page_steps(app)
+    setup_tab_stops(app)
     setup_pdf_links(app)
     setup_theme_words(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -87,7 +87,8 @@ class BookSettings:
 
     def as_config(self) -> dict[str, Any]:
         """Return the settings as the mapping the derived ``_config.yml`` holds (lists, not tuples)."""
-        return _plain(dataclasses.asdict(self))
+        plain: dict[str, Any] = _plain(dataclasses.asdict(self))
+        return plain
 
     @classmethod
     def from_config(cls, data: object, where: str = SOURCE) -> BookSettings:
