@@ -57,48 +57,46 @@ def is_deferred(attributes: dict[str, Any]) -> bool:
     return any(attributes.get(name) for name in LOADING_ATTRIBUTES) or attributes.get("type") == "module"
 
 
-# One script of a page, as it is added again: its file ("" for an inline one), priority and attributes.
-Script = tuple[str, int, dict[str, Any]]
+def deferred(asset: Any) -> Any:
+    """Return ``asset`` (one of a page's ``script_files``) as a deferred script, if it is a file.
 
-
-def deferred(asset: Any) -> Script:
-    """Return ``asset`` (one of a page's ``script_files``) as a :data:`Script`, deferred if it is a file."""
-    filename = str(getattr(asset, "filename", asset) or "")
-    priority = int(getattr(asset, "priority", 500))
+    The new script is made by the asset's own class (Sphinx's, whose module is private).
+    """
+    filename = getattr(asset, "filename", asset)
     attributes = dict(getattr(asset, "attributes", {}))
     if not filename or attributes.get("body") or is_deferred(attributes):
-        return filename, priority, attributes
+        return asset
     kind = attributes.get("type", "text/javascript")
     if kind not in ("text/javascript", "application/javascript"):
-        return filename, priority, attributes  # data, not code (JSON settings)
-    return filename, priority, {**attributes, "defer": "defer"}
+        return asset  # data, not code (JSON settings)
+    attributes["defer"] = "defer"
+    return type(asset)(filename, priority=getattr(asset, "priority", 500), **attributes)
 
 
 def defer_scripts(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     """Defer the page's script files, load the ``ON_DEMAND`` ones on first use, inline ``documentation_options.js``.
 
-    The page's scripts are taken off it and added again, in their order, with Sphinx's
-    ``add_js_file``, which adds a script to the page being written when called at this event.
+    The scripts written in their stead are made by the class of the page's own (Sphinx's
+    ``_JavaScript``, which no public module exports).
     """
     if app.builder.format != "html" or not isinstance(context.get("script_files"), list):
         return
-    scripts: list[Script] = []
-    on_demand = []
+    scripts, on_demand = [], []
+    script_class: Any = None
     for asset in context["script_files"]:
         filename = str(getattr(asset, "filename", asset) or "")
         if posixpath.basename(filename) == INLINED_SCRIPT:
             body = app.builder.templates.render_string(INLINED_TEMPLATE.read_text(encoding="utf-8"), context)
-            scripts.append(("", int(getattr(asset, "priority", 200)), {"body": body.strip()}))
+            scripts.append(type(asset)("", priority=getattr(asset, "priority", 200), body=body.strip()))
         elif posixpath.basename(filename) in ON_DEMAND:
             on_demand.append(posixpath.relpath(filename, posixpath.dirname(ON_DEMAND_LOADER)))
+            script_class = type(asset)
         else:
             scripts.append(deferred(asset))
     if on_demand:
         attributes = {"defer": "defer", "data-scripts": json.dumps(sorted(on_demand, key=_on_demand_order))}
-        scripts.append((ON_DEMAND_LOADER, 800, attributes))
-    context["script_files"].clear()  # in place: the templates read this very list
-    for filename, priority, attributes in scripts:
-        app.add_js_file(filename or None, priority=priority, **attributes)
+        scripts.append(script_class(ON_DEMAND_LOADER, priority=800, **attributes))
+    context["script_files"][:] = scripts  # in place: the templates read this very list
 
 
 def _on_demand_order(name: str) -> int:
