@@ -197,10 +197,16 @@ def test_code_blocks_are_checked_for_a_tab_stop_as_they_are_reached(site: Path, 
         assert script.read_bytes() == shipped.read_bytes(), f"{script}: not the theme's script as it ships"
     override = {"selector": tab_stops.THEME_SELECTOR, "lines": code_layout.LINES_PROPERTY}
     blocks = 0
+    themed = 0
     for page, soup in parsed.items():
+        if not soup.find("script", src=lambda src: bool(src) and THEME_SCRIPT in src):
+            continue  # the landing page: no theme script, nothing to override
+        themed += 1
         head = "".join(script.get_text() for script in soup.head.find_all("script"))
         given = re.search(r"var theme = (\{.*?\}), query = document\.querySelectorAll", head)
         assert given and json.loads(given.group(1)) == override, f"{page}: no override of the theme's tab-stop check"
+    assert themed > 20, "the editions' pages load the theme's script"
+    for page, soup in parsed.items():
         for block in soup.find_all("pre"):
             blocks += 1
             assert block.get("tabindex") == "0", f"{page}: a code block a keyboard cannot scroll until checked"
