@@ -14,7 +14,6 @@ so that a notebook in Colab has them too; they are checked with the editions her
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,17 +142,16 @@ def load_strings(project: Project, language: str) -> EditionStrings:
 
 
 def sphinx_settings(strings: EditionStrings) -> dict[str, Any]:
-    """The Sphinx settings that carry an edition's strings into its build (the slides link is in the pages)."""
+    """The Sphinx settings that carry an edition's strings into the other extensions of its build.
+
+    The book's own extension gets its strings in its settings (``booktools.website.editions.book_settings``);
+    the slides link is in the pages.
+    """
     return {
         "nb_code_prompt_show": strings.code_prompt_show,
         "nb_code_prompt_hide": strings.code_prompt_hide,
         "togglebutton_hint": strings.toggle_hint,
         "togglebutton_hint_hide": strings.toggle_hint_hide,
-        "book_live_strings": dataclasses.asdict(strings.live),
-        "book_api_strings": dataclasses.asdict(strings.api),
-        "book_pdf_strings": dataclasses.asdict(strings.pdf),
-        "book_theme_words": dict(strings.theme_words),
-        "book_footer_author": strings.footer_author,
     }
 
 

@@ -44,7 +44,7 @@ from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
 from booktools.website.api_docs import with_api_page
 from booktools.website.editions import BuildError, edition_config
 from booktools.website.pages import SOURCE_ERRORS, write_edition_sources
-from booktools.website.theme.warning_file import CONFIG_VALUE as WARNING_FILE_SETTING
+from booktools.website.theme.settings import with_warning_file
 
 BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
@@ -116,7 +116,7 @@ def prepare_edition(
     config_file, toc_file, log = work / "_config.yml", work / "_toc.yml", work / "build.log"
     warnings = work / WARNING_FILE
     derived = edition_config(config, edition, built, project)
-    derived.setdefault("sphinx", {}).setdefault("config", {})[WARNING_FILE_SETTING] = str(warnings)
+    with_warning_file(derived, warnings)
     invalid = invalid_config(derived)
     if invalid:
         log.write_text(f"ERROR: {invalid}\n", encoding="utf-8")

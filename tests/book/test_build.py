@@ -81,7 +81,7 @@ def test_edition_config_changes_only_what_differs(book_config):
     assert derived["execute"] == book_config["execute"]
     assert all(Path(path).is_absolute() and Path(path).exists() for path in derived["bibtex_bibfiles"])
     assert "editions" not in derived
-    assert [entry["code"] for entry in derived["sphinx"]["config"]["book_editions"]] == ["en", "id", "ko"]
+    assert [entry["code"] for entry in derived["sphinx"]["config"]["book"]["editions"]] == ["en", "id", "ko"]
     # the top-level configuration is left as it was
     assert book_config["sphinx"]["config"]["language"] == "en"
 
