@@ -6,6 +6,7 @@ The packages, one concern each (every module, the data flow and the how-tos:
 ``docs/architecture.md``):
 
 - ``project``: every path of the book, and ``_config.yml`` and ``_toc.yml`` as read.
+- ``npm_packages``: where each pinned npm package is installed.
 - ``sources/``: what authors write, read and validated (marks, config, strings, quizzes, measured figures).
 - ``derive/``: what is generated from it (``d2l_lib``, ``notebooks/``, stored outputs, assignments).
 - ``website/``: the site of every edition; ``website/theme/`` is its Sphinx extension.

@@ -12,9 +12,10 @@ The pipeline, as the verbs run it::
     notebooks     source pages        -> notebooks/<lang>/<fw>/  (make notebooks)
     outputs       derived notebooks   -> stored outputs          (make outputs)
     assignment    derived notebooks   -> _build/assignments/     (make assignment)
-    book          source pages        -> _build/html/            (make book)
-    slides        derived notebooks   -> _build/html/<lang>/slides/
-    pdf           built site          -> _build/html/<lang>/pdf/ (make pdf; make book runs it)
+    book          source pages        -> _build/html/            (make book: booktools.pipeline.book,
+                                                                  each stage run when what it reads changed)
+    slides        source pages        -> _build/html/<lang>/slides/  (make slides: that stage only)
+    pdf           built site          -> _build/html/<lang>/pdf/     (make pdf: the site, then the PDFs)
     serve, lab    local servers on 127.0.0.1 with a token
     check         lib, notebooks and translations against their sources
     translations  the editions against English
@@ -51,7 +52,7 @@ def _check_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _kernel(project: Project, args: argparse.Namespace) -> int:
-    from booktools.servers import kernel
+    from booktools.derive import kernel
 
     print(f"installed kernel {kernel.NAME!r} in {kernel.install()}")
     return 0
@@ -76,9 +77,9 @@ def _outputs(project: Project, args: argparse.Namespace) -> int:
 
 
 def _book(project: Project, args: argparse.Namespace) -> int:
-    from booktools.website import build
+    from booktools.pipeline import book
 
-    return build.build(project, pdf=not args.no_pdf)
+    return book.build(project, pdf=not args.no_pdf)
 
 
 def _book_options(parser: argparse.ArgumentParser) -> None:
@@ -88,15 +89,15 @@ def _book_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _slides(project: Project, args: argparse.Namespace) -> int:
-    from booktools.slides import decks
+    from booktools.pipeline import book
 
-    return decks.run(project)
+    return book.build(project, target="slides")
 
 
 def _pdf(project: Project, args: argparse.Namespace) -> int:
-    from booktools.pdf import build
+    from booktools.pipeline import book
 
-    return build.build(project)
+    return book.build(project, target="pdf")
 
 
 def _assignment(project: Project, args: argparse.Namespace) -> int:
@@ -145,8 +146,13 @@ def _versions(project: Project, args: argparse.Namespace) -> int:
 
 def _audit(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks import audit
+    from booktools.pipeline import book
 
-    return audit.run(project, args)
+    if args.site is not None:
+        return audit.run(project, args)
+    if vars(args) == {**vars(args), **audit.defaults()}:  # the whole audit: a stage, run when the site changed
+        return book.build(project, target="audit")
+    return book.build(project) or audit.run(project, args)
 
 
 def _audit_options(parser: argparse.ArgumentParser) -> None:
@@ -188,8 +194,8 @@ VERBS = (
     Verb("outputs", "re-execute the notebooks headlessly and store their outputs", _outputs, _outputs_options),
     Verb("assignment", "write the exercises as assignments for instructors into _build/assignments", _assignment),
     Verb("book", "build every edition of the site, its slides and its PDFs, into _build/html", _book, _book_options),
-    Verb("slides", "build the lecture slides into the built site", _slides),
-    Verb("pdf", "print the built site's editions as PDFs, one per framework", _pdf),
+    Verb("slides", "build the lecture slides of the editions whose pages changed into the site", _slides),
+    Verb("pdf", "bring the site up to date and print its editions as PDFs, one per framework", _pdf),
     Verb("serve", "serve the built site and a local Jupyter server for its live code", _serve, _serve_options),
     Verb("lab", "JupyterLab on the derived notebooks, on the d2l-book kernel", _lab, _lab_options, passes_on=True),
     Verb("check", "check that d2l_lib, notebooks/ and the translations match their sources", _check),

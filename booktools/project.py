@@ -4,30 +4,27 @@
 the one ``--root`` names) and passes it to the stage a verb names. Code that other
 tools load by name makes its own with :meth:`Project.here`: the pytest plugin, and
 the MyST parser, which reads the book's ``parse`` settings. The Sphinx extensions
-get what they need as Sphinx settings. Tests make one over a temporary copy. Every path of the project is
-spelled in this module and nowhere else: a stage asks the project where a file
+get what they need as Sphinx settings. Tests make one over a temporary copy. Every
+path of the project is spelled in this module and nowhere else: a stage asks the project where a file
 is, it never joins ``root`` with a name of its own.
-
-The reading order is ``_toc.yml``, read with sphinx-external-toc (the parser
-Jupyter Book itself uses); the editions are ``_config.yml``'s ``editions``
-(``booktools.sources.config``), each with a folder ``chapters/<code>/`` that
-mirrors the English pages.
+The reading order is ``_toc.yml``'s (``booktools.configuration.toc``); the editions are
+``_config.yml``'s (``booktools.configuration.book``), each a folder ``chapters/<code>/``.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from sphinx_external_toc.api import Document, SiteMap
+from sphinx_external_toc.api import SiteMap
 from sphinx_external_toc.parsing import parse_toc_yaml
 
-from booktools.sources.config import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
-from booktools.sources.schema import read_text, yaml_data
+from booktools.configuration.book import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
+from booktools.configuration.schema import read_text, yaml_data
+from booktools.configuration.toc import reading_order
 
 __all__ = ["ASSIGNMENT_RELEASE", "ASSIGNMENT_SOURCE", "BUILD_INPUTS", "SITE_FILES", "SOURCE_LANGUAGE", "Project"]
 
@@ -39,6 +36,7 @@ LIBRARY = "d2l_lib"
 NOTEBOOKS = "notebooks"
 D2LBOOK_ENV = ".venv-d2lbook"
 TOOLS = "booktools"
+BIBLIOGRAPHY = "references.bib"
 
 
 # The files at the root of the built site beside the editions' folders, as paths in the site (hence
@@ -59,12 +57,14 @@ ASSIGNMENT_RELEASE, ASSIGNMENT_SOURCE = "release", "source"
 # The books as PDFs, one per edition and framework (``booktools.pdf``): in each edition's site,
 # named after the English title ("attention-scoring-functions-pytorch.pdf").
 PDF_FOLDER = "pdf"
+# Each edition's lecture slides (``booktools.slides``): in its site, one deck per page and framework.
+SLIDES_FOLDER = "slides"
 PDF_NAME = "{book}-{framework}.pdf"
 # Folders beside the pages that every edition's site reads as they are (figures).
 SHARED_FOLDERS = ("img",)
 # What a build of the site reads: a scratch copy of the book needs these, and the site is
 # rebuilt when any of them changes. The tools are read whole, so none is forgotten.
-BUILD_INPUTS = (CONFIG_FILE, TOC_FILE, "references.bib", *SHARED_FOLDERS, CHAPTERS, LIBRARY, TOOLS)
+BUILD_INPUTS = (CONFIG_FILE, TOC_FILE, BIBLIOGRAPHY, *SHARED_FOLDERS, CHAPTERS, LIBRARY, TOOLS)
 
 
 @functools.lru_cache(maxsize=8)
@@ -100,7 +100,7 @@ class Project:
     @property
     def bibliography(self) -> Path:
         """``references.bib``: the bibliography every edition cites."""
-        return self.root / BUILD_INPUTS[2]
+        return self.root / BIBLIOGRAPHY
 
     @property
     def chapters(self) -> Path:
@@ -169,6 +169,14 @@ class Project:
         """``_build/html/``: the built site, one folder per edition."""
         return self.build_dir / "html"
 
+    def edition_site_dir(self, language: str) -> Path:
+        """``_build/html/<language>/``: one edition's site, with its slides and PDFs."""
+        return self.site_dir / language
+
+    def slides_dir(self, language: str) -> Path:
+        """``_build/html/<language>/slides/``: one edition's lecture slides."""
+        return self.edition_site_dir(language) / SLIDES_FOLDER
+
     @property
     def assignments_dir(self) -> Path:
         """``_build/assignments/``: the chapter's exercises as assignments, one folder per edition."""
@@ -195,7 +203,7 @@ class Project:
 
     def pdf_file(self, language: str, framework: str) -> Path:
         """``_build/html/<language>/pdf/<book>-<framework>.pdf``: one edition's book with one framework's code."""
-        return self.site_dir / language / self.pdf_href(framework)
+        return self.edition_site_dir(language) / self.pdf_href(framework)
 
     def page_names(self, language: str = SOURCE_LANGUAGE) -> list[str]:
         """The pages of one edition in reading order, as the site names them (``preliminaries``)."""
@@ -219,7 +227,7 @@ class Project:
     # -- what the configuration says -----------------------------------------
 
     def config(self) -> BookConfig:
-        """``_config.yml``, validated (``booktools.sources.config``); parsed once per text of the file."""
+        """``_config.yml``, validated (``booktools.configuration.book``); parsed once per text of the file."""
         return _parsed_config(read_text(self.config_file, CONFIG_FILE))
 
     def edition_folders(self) -> list[str]:
@@ -256,16 +264,7 @@ class Project:
 
     def toc_entries(self) -> list[str]:
         """The documents of ``_toc.yml`` in reading order (``chapters/en/<page>``, no suffix)."""
-        site_map = self.site_map()
-
-        def walk(document: Document) -> Iterator[str]:
-            yield document.docname
-            for tree in document.subtrees:
-                for item in tree.items:
-                    if isinstance(item, str):
-                        yield from walk(site_map[item])
-
-        return list(walk(site_map.root))
+        return reading_order(self.site_map())
 
     def pages(self, language: str = SOURCE_LANGUAGE) -> list[Path]:
         """The pages (``.ipynb`` or ``.md``) of one edition, in reading order.

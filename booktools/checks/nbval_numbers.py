@@ -13,13 +13,13 @@ punctuation and line breaks. Two texts agree when
   on either side of a number, which printers use to align columns of numbers of
   different widths (``-0.0001`` against `` 0.0000``);
 - each pair of numbers has the same exponent, as written, and differs by at most
-  :data:`TOLERANCE` units of its last printed digit. Where the two numbers are
+  :data:`MAX_LAST_DIGIT_UNITS` units of its last printed digit. Where the two numbers are
   printed with different numbers of digits (NumPy prints the shortest digits that
   identify a float32, so ``0.0236617`` against ``0.02366173``), the coarser digit
   is the unit: the shorter number claims no more than that.
 
 ``nan``, ``inf`` and version strings (``2.13.0``) are not numbers here, so they
-are compared character by character. :data:`TOLERANCE` is the smallest that lets
+are compared character by character. :data:`MAX_LAST_DIGIT_UNITS` is the smallest that lets
 the book's notebooks replay with PyTorch, oneDNN, MKL and XLA forced onto other
 kernels (``tests/tooling/test_other_kernels.py``); a doctest's ``NUMBER`` option
 allows one unit too.
@@ -31,7 +31,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-TOLERANCE = 1
+# How many units of its last printed digit a fresh number may differ from the stored one.
+MAX_LAST_DIGIT_UNITS = 1
 # A decimal number with its sign: a point or an exponent is required, so integers stay in the
 # skeleton. Not part of a word or a dotted version string; a full stop may follow it.
 NUMBER = re.compile(
@@ -96,7 +97,7 @@ def units_apart(stored: Number, fresh: Number) -> Decimal:
     return abs(stored.value - fresh.value) / max(stored.unit, fresh.unit)
 
 
-def compare(stored: str, fresh: str, tolerance: int = TOLERANCE) -> list[Mismatch]:
+def compare(stored: str, fresh: str, tolerance: int = MAX_LAST_DIGIT_UNITS) -> list[Mismatch]:
     """Return why ``fresh`` does not print the same as ``stored``; an empty list when it does."""
     if stored == fresh:
         return []

@@ -6,14 +6,14 @@ This plugin wraps nbval's output comparison:
 
 - **numbers**: before nbval compares, each text output (a stream, ``text/plain``,
   any other ``text/*``) that differs from the stored one only in the last digit of
-  its decimal numbers, by at most ``booktools.checks.nbval_numbers.TOLERANCE`` units, is
+  its decimal numbers, by at most ``booktools.checks.nbval_numbers.MAX_LAST_DIGIT_UNITS`` units, is
   taken as equal (the stored text replaces the fresh one); every other difference
   (words, integers, dtypes, the count and layout of the numbers, an exponent, a
   number further off) is left for nbval to report, and each number that differs
   is named under nbval's diff. See ``booktools.checks.nbval_numbers`` for the rules.
 - **figures**: after nbval's own checks, every PNG a cell produces is compared
   with the stored one by :func:`matplotlib.testing.compare.compare_images` (RMS
-  tolerance :data:`TOLERANCE`, on 0-255 pixel values). On a mismatch the stored,
+  tolerance :data:`MAX_PIXEL_RMS`, on 0-255 pixel values). On a mismatch the stored,
   fresh and difference images are written under ``_build/nbval-figures/``.
 
 Enabled with ``-p booktools.checks.nbval_plugin`` (see ``pyproject.toml``).
@@ -46,7 +46,8 @@ from matplotlib.testing.exceptions import ImageComparisonFailure
 from booktools.checks import nbval_numbers
 from booktools.project import Project
 
-TOLERANCE = 2.0
+# The largest root-mean-square difference of two figures' pixels (0-255) that still counts as the same figure.
+MAX_PIXEL_RMS = 2.0
 PROJECT = Project.here()  # pytest loads this plugin itself
 ARTIFACTS = PROJECT.work_dir("nbval-figures")
 PNG = "image/png"
@@ -67,7 +68,7 @@ def _pngs(outputs: Iterable[dict[str, Any]]) -> list[str]:
     return [output["data"][PNG] for output in outputs if PNG in output.get("data", {})]
 
 
-def compare_pngs(stored: list[str], fresh: list[str], name: str, tolerance: float = TOLERANCE) -> list[str]:
+def compare_pngs(stored: list[str], fresh: list[str], name: str, tolerance: float = MAX_PIXEL_RMS) -> list[str]:
     """Compare two lists of base64 PNGs; return a description of each mismatch."""
     if len(stored) != len(fresh):
         return [f"the cell made {len(fresh)} image(s), the notebook stores {len(stored)}"]
@@ -134,7 +135,7 @@ def _texts(outputs: Iterable[dict[str, Any]]) -> dict[str, list[tuple[dict[str, 
 
 
 def reconcile_numbers(
-    test: list[dict[str, Any]], ref: list[dict[str, Any]], tolerance: int = nbval_numbers.TOLERANCE
+    test: list[dict[str, Any]], ref: list[dict[str, Any]], tolerance: int = nbval_numbers.MAX_LAST_DIGIT_UNITS
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Return a copy of ``test`` in which each text that prints what its stored twin in ``ref`` prints,
     numbers within ``tolerance`` units of their last digit, is replaced by the stored text; and a note
@@ -168,7 +169,7 @@ def comparing_outputs(original: CompareOutputs) -> CompareOutputs:
         if not original(self, test, ref, skip_compare):
             if notes:
                 self.comparison_traceback.append(
-                    f"Where the texts differ (numbers may differ by {nbval_numbers.TOLERANCE} unit of their "
+                    f"Where the texts differ (numbers may differ by {nbval_numbers.MAX_LAST_DIGIT_UNITS} unit of their "
                     "last printed digit; booktools.checks.nbval_numbers):"
                 )
                 self.comparison_traceback.extend(notes)

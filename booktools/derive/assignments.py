@@ -30,13 +30,13 @@ from pathlib import Path
 
 import nbformat
 
+from booktools.configuration.schema import ConfigError
 from booktools.derive import notebooks as derive
 from booktools.derive.exercise_cells import AssignmentError, exercises, has_exercises, release, source
 from booktools.project import ASSIGNMENT_RELEASE as RELEASE
 from booktools.project import ASSIGNMENT_SOURCE as SOURCE
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS, Framework
-from booktools.sources.schema import ConfigError
 from booktools.sources.strings import AssignmentStrings, load_strings
 
 

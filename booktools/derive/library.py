@@ -32,10 +32,9 @@ from pathlib import Path
 
 import nbformat
 
-from booktools.checks.translations.code_texts import edition_pairs
 from booktools.derive import provenance
 from booktools.project import Project
-from booktools.sources.code_text import library_table, library_table_file
+from booktools.sources.code_text import edition_pairs, library_table, library_table_file
 from booktools.sources.frameworks import FRAMEWORKS, Framework, page_frameworks
 from booktools.sources.myst import Heading, extensions_of, headings
 from booktools.sources.save_marks import ExtractionError, SavedBlock, Section, blocks_of_cell

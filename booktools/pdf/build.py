@@ -4,9 +4,9 @@ For every edition in ``_build/html/<code>/`` and every framework, the pages of
 ``_toc.yml`` and the API appendix are joined into one print document
 (``booktools.pdf.document``) and printed by Chromium (``booktools.pdf.printer``)
 to ``_build/html/<code>/pdf/<book>-<framework>.pdf`` (``Project.pdf_file``), which
-every page of the edition links (``booktools.website.theme.pdf_links``). ``make
-book`` runs this after building the site; ``make pdf`` runs it on the site as it
-is. Each edition is one print document, printed once per framework; a copy of it
+every page of the edition links (``booktools.website.theme.pdf_links``). It is the
+``pdf`` stage of ``booktools.pipeline.book``: run for an edition after its site, when
+that was rebuilt. Each edition is one print document, printed once per framework; a copy of it
 is kept in ``_build/pdf/<code>/print.html`` for inspection.
 
 Usage::
@@ -22,14 +22,13 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
+from booktools.configuration.book import Edition, configured_editions
 from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, Cover, DocumentError, print_document
 from booktools.pdf.printer import PdfOutput, PrintJob, print_pdfs
 from booktools.project import Project
-from booktools.sources.config import Edition, configured_editions
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings
 from booktools.website.api_docs import PAGE as API_PAGE
-from booktools.website.editions import load_yaml
 
 WORK = "pdf"
 DOCUMENT = "print.html"
@@ -40,9 +39,11 @@ def document_copy(project: Project, language: str) -> Path:
     return project.work_dir(WORK) / language / DOCUMENT
 
 
-def edition_folders(project: Project) -> list[tuple[Edition, Path]]:
-    """Return the editions built into the site, with their folders, in ``_config.yml``'s order."""
-    found = [(edition, project.site_dir / edition.code) for edition in configured_editions(project.config())]
+def edition_folders(project: Project, languages: list[str] | None = None) -> list[tuple[Edition, Path]]:
+    """Return the editions ``languages`` (all by default) built into the site, with their folders, in order."""
+    configured = configured_editions(project.config())
+    chosen = [edition for edition in configured if languages is None or edition.code in languages]
+    found = [(edition, project.edition_site_dir(edition.code)) for edition in chosen]
     return [(edition, folder) for edition, folder in found if (folder / "index.html").exists()]
 
 
@@ -55,7 +56,7 @@ def print_job(project: Project, edition: Edition, folder: Path) -> PrintJob:
         DocumentError: if a built page lacks what its print needs.
         FileNotFoundError: if the site lacks a page of ``_toc.yml``.
     """
-    author = str(load_yaml(project.config_file).get("author", ""))
+    author = project.config().author
     names = [*project.page_names(edition.code), API_PAGE]
     pages = {name: (folder / f"{name}.html").read_text(encoding="utf-8") for name in names}
     strings = load_strings(project, edition.code).pdf
@@ -70,9 +71,9 @@ def print_job(project: Project, edition: Edition, folder: Path) -> PrintJob:
     return PrintJob(f"{edition.code}/{DOCUMENT}", document, FRAMEWORK_ATTRIBUTE, outputs)
 
 
-def build(project: Project) -> int:
-    """Print every edition's PDFs; return 0 on success, 1 on a problem (said on stderr)."""
-    editions = edition_folders(project)
+def build(project: Project, languages: list[str] | None = None) -> int:
+    """Print the PDFs of the editions ``languages`` (all by default); 0 on success, 1 on a problem (said on stderr)."""
+    editions = edition_folders(project, languages)
     if not editions:
         print(f"make pdf: no edition in {project.relative(project.site_dir)}/ (make book builds it)", file=sys.stderr)
         return 1

@@ -21,9 +21,9 @@ document, in reading order, after a cover and a table of contents, and
   image) becomes its text;
 - keeps the pages' stylesheets but the two of the theme's layout (pydata-sphinx-theme's
   and sphinx-book-theme's: 400 KB of rules for the site's header, sidebars and
-  widgets, which tripled the time to print and drew their shadows as images) and,
-  where the pages typeset math in the browser, their MathJax (``booktools.pdf.printer``
-  waits for it); ``print.css`` sets the book's type instead.
+  widgets, which tripled the time to print and drew their shadows as images);
+  ``print.css`` sets the book's type instead. The math needs no script: the site
+  typesets it at build time (KaTeX).
 
 The document is served from the edition's folder of the site, so the pages'
 relative paths (``_static/``, ``_images/``) resolve as they do on the pages.
@@ -203,19 +203,15 @@ def cover_page(cover: Cover) -> str:
 
 
 def head_assets(html: str) -> list[str]:
-    """Return a built page's stylesheets and styles but the theme's layout, and its MathJax scripts.
-
-    Its other scripts are web-only.
-    """
+    """Return a built page's stylesheets and styles but the theme's layout (its scripts are web-only)."""
     head = BeautifulSoup(html[: html.find("</head>")], "html.parser")
     kept = []
-    for element in head.find_all(["link", "style", "script"]):
+    for element in head.find_all(["link", "style"]):
         href = urlsplit(str(element.get("href", ""))).path
         is_style = element.name == "style" or (
             "stylesheet" in (element.get("rel") or []) and not href.endswith(THEME_LAYOUT)
         )
-        is_math = element.name == "script" and "mathjax" in (str(element.get("src", "")) + element.text).lower()
-        if is_style or is_math:
+        if is_style:
             kept.append(str(element))
     return kept
 

@@ -4,9 +4,8 @@ One tab per edition, side by side. The built site is served by ``http.server`` o
 from it as they do for a reader); each print document is answered from memory at
 a URL inside its edition's folder (``<code>/print.html``), so that its relative
 paths resolve as the pages' do. Every other request is refused: nothing leaves
-the machine. When the document typesets math in the browser (MathJax), the
-printer waits for MathJax to finish; with math typeset at build time there is
-nothing to wait for. Then it prints the document once per framework: it sets
+the machine. The math is typeset at build time (KaTeX), so the printer waits
+for the fonts only. Then it prints the document once per framework: it sets
 ``data-pdf-framework`` on ``<html>`` (``booktools.pdf.document`` hides the other
 frameworks' content by it) and the document's title, the PDF's title, and
 ``page.pdf`` writes a tagged PDF with an outline (bookmarks) made from the
@@ -27,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from booktools.servers.static import serving_folder
+from booktools.website.static_server import serving_folder
 
 CHROMIUM_VARIABLE = "BOOK_CHROMIUM"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
@@ -36,11 +35,6 @@ PAPER = {"format": "A4", "margin": {"top": "18mm", "bottom": "20mm", "left": "18
 FOOTER = (
     '<div style="width:100%;font-size:8pt;text-align:center;color:#555">'
     '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
-)
-# Resolves once MathJax has typeset the page (MathJax 3's startup promise); null without MathJax.
-MATH_DONE = (
-    "() => (window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)"
-    " ? MathJax.startup.promise.then(() => true) : null"
 )
 FONTS_DONE = "() => document.fonts.ready.then(() => true)"
 # Show one framework's content ([attribute, framework, title]); wait for the fonts it may need.
@@ -128,7 +122,6 @@ async def _print_job(context: Any, base: str, documents: dict[str, str], made: a
     documents[url] = job.html
     page = await context.new_page()
     await page.goto(url, wait_until="load", timeout=LOAD_TIMEOUT_MS)
-    await page.evaluate(MATH_DONE)
     await page.evaluate(FONTS_DONE)
     for output in job.outputs:
         await page.evaluate(SHOW_FRAMEWORK, [job.attribute, output.framework, output.title])

@@ -2,7 +2,7 @@
 
 The derived notebooks (``notebooks/<lang>/<framework>/``) name the kernel
 ``python3``, the name Colab knows. Opened here, every notebook must run on the
-``d2l-book`` kernel instead (``booktools.servers.kernel``): its environment is fixed, so
+``d2l-book`` kernel instead (``booktools.derive.kernel``): its environment is fixed, so
 that figures show whatever the caller's ``MPLBACKEND`` is. ``BookKernelSpecManager``
 offers that kernel alone and answers it for any name asked. The local Jupyter
 server of ``make serve`` (``booktools.servers.serve``) uses it too.
@@ -19,8 +19,9 @@ from typing import Any
 
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
+from booktools.derive import notebooks as derive
+from booktools.derive.kernel import NAME as KERNEL_NAME
 from booktools.project import Project
-from booktools.servers.kernel import NAME as KERNEL_NAME
 
 SPEC_MANAGER = f"{__name__}.BookKernelSpecManager"
 
@@ -62,8 +63,6 @@ def run(project: Project, options: list[str]) -> int:
     from jupyterlab.labapp import LabApp  # type: ignore[import-untyped]
 
     if not project.notebooks_dir.is_dir():
-        from booktools.derive import notebooks as derive
-
         derive.run(project)
     args = [f"--ServerApp.root_dir={project.notebooks_dir}", *server_options(), *options]
     LabApp.launch_instance(argv=args)

@@ -40,9 +40,9 @@ from typing import Any
 
 from jupyter_server.auth.identity import IdentityProvider
 
+from booktools.pipeline import book
 from booktools.project import Project
 from booktools.servers.lab import server_options
-from booktools.website import build
 from booktools.website.theme.live import SERVER_INFO_PATH  # the page asks there (live-code.js)
 
 HOST = "127.0.0.1"
@@ -253,9 +253,9 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 def run(project: Project, port: int = 8000, jupyter_port: int = 0) -> int:
     """``python -m booktools serve``: build the site if stale, then serve it with a Jupyter server until stopped."""
-    if not build.is_current(project):
-        print("the site is missing or stale: building it first (make book)", flush=True)
-        if build.build(project) != 0:
+    if not book.is_current(project):
+        print("the site is missing or stale: building what changed first (make book)", flush=True)
+        if book.build(project) != 0:
             return 1
     site = project.site_dir
     # Ctrl-C and `kill` both end the `with` block, which stops the servers and kernels.

@@ -37,7 +37,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from html import escape as html_escape
 from pathlib import Path
@@ -46,7 +45,8 @@ import jinja2
 import nbformat
 
 from booktools.derive.notebooks import derive
-from booktools.project import Project
+from booktools.npm_packages import npm_prefix
+from booktools.project import SLIDES_FOLDER, Project
 from booktools.slides.lecture import fit_slide_notebook, lecture_cells
 from booktools.slides.mathjax import COMPONENT_DIRS, mathjax_source
 from booktools.slides.metrics import METRICS
@@ -54,7 +54,6 @@ from booktools.sources.frameworks import FRAMEWORKS, Framework
 from booktools.sources.slide_marks import strip_slide_marks
 from booktools.sources.strings import load_strings
 
-SLIDES_DIR = "slides"
 DRIVER = Path(__file__).resolve().parent / "d2lbook_run.py"
 # What of reveal.js goes beside the decks.
 REVEAL_FILES = ("dist", "plugin", "LICENSE")
@@ -86,14 +85,14 @@ class Deck:
 
 def deck_href(page: str, framework: Framework) -> str:
     """Return the link to a deck from a page of the same edition."""
-    return f"{SLIDES_DIR}/{page}-{framework.name}.html"
+    return f"{SLIDES_FOLDER}/{page}-{framework.name}.html"
 
 
-def all_decks(project: Project) -> list[Deck]:
-    """Return every deck the book has: each notebook page of each edition, in each framework."""
+def all_decks(project: Project, languages: list[str] | None = None) -> list[Deck]:
+    """Return every deck of the editions ``languages`` (all by default): each notebook page, in each framework."""
     return [
         Deck(language, source.stem, framework)
-        for language in project.editions()
+        for language in (project.editions() if languages is None else languages)
         for source in project.notebooks(language)
         for framework in FRAMEWORKS
     ]
@@ -123,7 +122,9 @@ def _run(command: list[str], project: Project) -> None:
 def slide_notebooks(decks: list[Deck], project: Project) -> dict[Deck, Path]:
     """Write each deck's derived notebook and let d2lbook make its slide notebook; return those written."""
     work = project.work_dir("slides")
-    shutil.rmtree(work, ignore_errors=True)
+    for language in sorted({deck.language for deck in decks}):  # other editions' work stays as it is
+        shutil.rmtree(work / "derived" / language, ignore_errors=True)
+        shutil.rmtree(work / "decks" / language, ignore_errors=True)
     pairs: dict[Deck, tuple[Path, Path]] = {}
     for deck in decks:
         source = project.edition_dir(deck.language) / f"{deck.page}.ipynb"
@@ -156,7 +157,7 @@ def copy_assets(target: Path, project: Project) -> None:
     Raises:
         SlidesError: if reveal.js is not installed (``make slides-setup`` runs ``npm ci``).
     """
-    reveal = project.d2lbook_env / "share" / "d2l-book" / "reveal" / "node_modules"
+    reveal = npm_prefix("reveal", project.d2lbook_env) / "node_modules"
     if not (reveal / "reveal.js" / "dist" / "reveal.js").exists():
         raise SlidesError(f"{project.relative(reveal)}/reveal.js is missing: make slides-setup installs it with npm ci")
     for name in REVEAL_FILES:
@@ -233,19 +234,19 @@ def name_tab(deck: Path, label: str) -> None:
     deck.write_text(named, encoding="utf-8")
 
 
-def build(site: Path, project: Project) -> list[Path]:
-    """Build every deck into ``site/<lang>/slides/``; return the decks written."""
-    decks = all_decks(project)
+def build(site: Path, project: Project, languages: list[str] | None = None) -> list[Path]:
+    """Build the decks of the editions ``languages`` (default: all) into ``site/<lang>/slides/``; return them."""
+    decks = all_decks(project, languages)
     made = slide_notebooks(decks, project)
     for deck, path in made.items():
         for what in fit_slide_notebook(path):
             print(f"slides: {deck.language}/{deck.name}: left out {what}")
     written = []
-    for language in project.editions():
+    for language in sorted({deck.language for deck in decks}, key=project.editions().index):
         mine = [deck for deck in decks if deck.language == language and deck in made]
         if not mine:
             continue
-        target = site / language / SLIDES_DIR
+        target = site / language / SLIDES_FOLDER
         shutil.rmtree(target, ignore_errors=True)
         (target / "reveal.js").mkdir(parents=True)
         (target / "mathjax").mkdir()
@@ -259,14 +260,3 @@ def build(site: Path, project: Project) -> list[Path]:
         write_index(language, label, mine, target, titles)
         written += [target / f"{deck.name}.html" for deck in mine]
     return written
-
-
-def run(project: Project) -> int:
-    """``python -m booktools slides``: every deck into the built site; 0 built, 1 failed."""
-    try:
-        written = build(project.site_dir, project)
-    except SlidesError as error:
-        print(f"make slides: {error}", file=sys.stderr)
-        return 1
-    print(f"slides: {len(written)} decks under {project.relative(project.site_dir)}/<lang>/{SLIDES_DIR}/")
-    return 0

@@ -1,7 +1,7 @@
 """The book's sources and their configuration, read and validated; nothing here writes a file.
 
-- ``schema``: typed schemas for the YAML files; a wrong key names the file, the key and what was expected.
-- ``config``: the keys of ``_config.yml`` booktools reads (``editions``, ``repository``, ``parse``).
+(``booktools.configuration`` reads ``_config.yml`` and holds the typed YAML schemas, beneath ``booktools.project``.)
+
 - ``frameworks``: the frameworks, and which cells of a source page belong to which (``#@tab``).
 - ``save_marks``: d2lbook's ``#@save`` rule, which statements of a cell the library keeps.
 - ``slide_marks``: d2lbook's slide marks in markdown, stripped for the book, kept for the decks.

@@ -31,8 +31,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from booktools.project import Project
-from booktools.sources.schema import ConfigError, read_yaml
+import nbformat
+
+from booktools.configuration.schema import ConfigError, read_yaml
+from booktools.project import SOURCE_LANGUAGE, Project
+from booktools.sources.cell_code import prepared_tree
 from d2l_lib.figure_text import TEXT_FILE, template_pattern
 
 REGISTRY = "code_text.yml"  # in chapters/
@@ -230,3 +233,38 @@ def library_table(pairs: dict[str, set[tuple[str, str]]]) -> str:
 def library_table_file(project: Project) -> Path:
     """``d2l_lib/figure_text.json``."""
     return project.library_dir / TEXT_FILE
+
+
+def code_trees(path: Path, language: str) -> list[tuple[str, ast.Module]]:
+    """(cell id, parsed code) of every code cell of a notebook that parses."""
+    notebook = nbformat.read(path, as_version=4)
+    trees = []
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            try:
+                trees.append((str(cell.get("id")), prepared_tree(cell.source, language)))
+            except SyntaxError:
+                continue
+    return trees
+
+
+def edition_pairs(project: Project) -> dict[str, set[tuple[str, str]]]:
+    """Return, per translated edition, its (English, translated) templates of the listed words."""
+    registry = read_registry(project)
+    found: dict[str, set[tuple[str, str]]] = {}
+    for english in project.pages(SOURCE_LANGUAGE):
+        if english.suffix != ".ipynb":
+            continue
+        texts = registry.page(english.stem)
+        english_trees = dict(code_trees(english, SOURCE_LANGUAGE))
+        for language in project.editions():
+            if language == SOURCE_LANGUAGE:
+                continue
+            translation = project.edition_dir(language) / english.name
+            pairs = found.setdefault(language, set())
+            if not translation.exists():  # the translation checker reports a missing page
+                continue
+            for cell_id, tree in code_trees(translation, language):
+                if cell_id in english_trees:
+                    pairs |= {(a, b) for a, b, _ in align(english_trees[cell_id], tree, texts).pairs if a != b}
+    return found

@@ -25,9 +25,9 @@ from typing import Any
 
 import nbformat
 
+from booktools.configuration.schema import load
 from booktools.project import Project
 from booktools.sources.frameworks import NAMES
-from booktools.sources.schema import load
 
 QUIZ_TAG = "d2l-quiz"
 TEXT_FIELDS = ("question", "text", "why")  # translated; everything else is structure
@@ -75,7 +75,7 @@ def read_keys(project: Project) -> dict[str, QuizKey]:
     """Return the validated answer key of every page with a quiz, by page name.
 
     Raises:
-        booktools.sources.schema.ConfigError: if the file is missing or malformed.
+        booktools.configuration.schema.ConfigError: if the file is missing or malformed.
         ValueError: if a numeric question has no code, a choice question has code, or an
             answer has the wrong type.
     """

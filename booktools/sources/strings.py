@@ -6,7 +6,7 @@ title and introduction, the PDFs' links, cover and contents), how it writes a nu
 figures measured by the pages' code, quoted in their prose), and the instructor's README of ``make assignment``, is
 in its edition's file, English included, and nowhere else. A file that lacks a
 string, or has one the schema does not know, fails the build (and ``make
-assignment``) naming the file and the key (``booktools.sources.schema``): no
+assignment``) naming the file and the key (``booktools.configuration.schema``): no
 edition silently falls back to English. The strings of the library itself (the quiz's
 controls) ship with ``d2l_lib`` as package data (``d2l_lib/messages/<lang>.json``),
 so that a notebook in Colab has them too; they are checked with the editions here.
@@ -14,13 +14,12 @@ so that a notebook in Colab has them too; they are checked with the editions her
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from booktools.configuration.schema import load
 from booktools.project import Project
-from booktools.sources.schema import load
 
 __all__ = [
     "ApiStrings",
@@ -136,24 +135,23 @@ def load_strings(project: Project, language: str) -> EditionStrings:
     """Read and validate the interface strings of edition ``language``.
 
     Raises:
-        booktools.sources.schema.ConfigError: if the file is missing, or lacks or misspells a key.
+        booktools.configuration.schema.ConfigError: if the file is missing, or lacks or misspells a key.
     """
     path = project.strings_file(language)
     return load(path, EditionStrings, project.relative(path))
 
 
 def sphinx_settings(strings: EditionStrings) -> dict[str, Any]:
-    """The Sphinx settings that carry an edition's strings into its build (the slides link is in the pages)."""
+    """The Sphinx settings that carry an edition's strings into the other extensions of its build.
+
+    The book's own extension gets its strings in its settings (``booktools.website.editions.book_settings``);
+    the slides link is in the pages.
+    """
     return {
         "nb_code_prompt_show": strings.code_prompt_show,
         "nb_code_prompt_hide": strings.code_prompt_hide,
         "togglebutton_hint": strings.toggle_hint,
         "togglebutton_hint_hide": strings.toggle_hint_hide,
-        "book_live_strings": dataclasses.asdict(strings.live),
-        "book_api_strings": dataclasses.asdict(strings.api),
-        "book_pdf_strings": dataclasses.asdict(strings.pdf),
-        "book_theme_words": dict(strings.theme_words),
-        "book_footer_author": strings.footer_author,
     }
 
 

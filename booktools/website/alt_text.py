@@ -26,11 +26,11 @@ attend to every key"), and a grid whose panels all look alike is described once.
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from booktools.configuration.schema import load
 from booktools.project import Project
-from booktools.sources.schema import load
 
 __all__ = ["HEATMAP_MIME", "AltTextError", "AltTextFile", "HeatmapDescription", "HeatmapText"]
 __all__ += ["describe_heatmaps", "edition_heatmap_text", "load_alt_text", "parse_description", "set_heatmap_alt_text"]
@@ -241,7 +241,7 @@ def load_alt_text(project: Project) -> AltTextFile:
     """Read and validate ``chapters/alt_text.yml``.
 
     Raises:
-        booktools.sources.schema.ConfigError: naming the key and what was expected.
+        booktools.configuration.schema.ConfigError: naming the key and what was expected.
     """
     return load(project.alt_text_file, AltTextFile, project.relative(project.alt_text_file))
 
@@ -250,7 +250,7 @@ def edition_heatmap_text(code: str, project: Project) -> HeatmapText | None:
     """Return the heatmap templates of the edition ``code``, or None if the book or the edition has none.
 
     Raises:
-        booktools.sources.schema.ConfigError: if ``chapters/alt_text.yml`` is invalid.
+        booktools.configuration.schema.ConfigError: if ``chapters/alt_text.yml`` is invalid.
     """
     if not project.alt_text_file.is_file():
         return None
@@ -292,7 +292,3 @@ def set_heatmap_alt_text(notebook: Any, text: HeatmapText | None, where: str) ->
         options["alt"] = describe_heatmaps(description, text)
         # Said now; myst-nb renders every MIME type of an output and warns of one it does not know.
         del described[0]["data"][HEATMAP_MIME]
-
-
-# Every field but the flag is a template; the tests read this to check that each edition has them all.
-TEMPLATE_FIELDS = tuple(f.name for f in fields(HeatmapText) if f.name != "english_placeholder")

@@ -28,10 +28,12 @@ from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.errors import ExtensionError
 
 from booktools.derive.provenance import read_headers
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import ApiStrings
+from booktools.website.theme.settings import CONFIG_VALUE, register_settings, settings
 
 PAGE = "api"
 LABEL = "sec_api"
@@ -118,7 +120,10 @@ def add_section_link(app: Sphinx, what: str, name: str, obj: Any, options: Any, 
         lines[:] = [f"Alias of ``{alias}``."]
     section = sections(where[0]).get(where[1])
     if section and section[0] in app.env.found_docs:  # a book without the page (a test's) gets no link
-        lines += ["", f"{app.config.book_api_strings['defined_in']} :ref:`{section[1]}`."]
+        strings = settings(app).api_strings
+        if strings is None:
+            raise ExtensionError(f"{CONFIG_VALUE}.api_strings is not set: the edition's strings.yml gives them")
+        lines += ["", f"{strings.defined_in} :ref:`{section[1]}`."]
 
 
 def alias_signature(
@@ -145,6 +150,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("autodoc-process-signature", alias_signature)
     app.connect("config-inited", ignore_foreign_types)
     app.connect("autodoc-process-docstring", add_section_link)
-    # The edition's strings (booktools.sources.strings): "Defined in" in its language.
-    app.add_config_value("book_api_strings", {}, "env", types=[dict])
+    # The edition's strings (booktools.sources.strings), "Defined in" in its language, are its api_strings.
+    register_settings(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

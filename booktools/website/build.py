@@ -1,4 +1,4 @@
-"""Build every language edition of the book into one site (``make book``).
+"""Build language editions of the book with Jupyter Book: the ``site`` stage of ``booktools.pipeline.book``.
 
 ``_config.yml`` and ``_toc.yml`` are the only configuration. For each edition
 listed under ``editions`` and present under ``chapters/<code>/``, a derived
@@ -19,19 +19,13 @@ Book's schema, and an edition fails when ``jupyter-book build`` exits non-zero o
 Sphinx wrote a warning to ``_build/editions/<code>/warnings.txt``
 (``booktools.website.theme.warning_file``). Notes that imported libraries print on
 some CPUs (TensorFlow's ``absl::InitializeLog()``) stay in the log and fail nothing.
-The editions are copied to ``_build/html/<code>/`` beside a landing page that links
-them, with each edition's slides (``booktools.slides.decks``) and PDFs
-(``booktools.pdf``), the preview image, ``sitemap.xml`` and ``robots.txt``
-(``booktools.website.preview_image``, ``booktools.website.sitemap``).
-
-Usage::
-
-    python -m booktools book
+An edition that builds is copied to ``_build/html/<code>/``, in place of its last build
+but for its slides and PDFs, which other stages write there (``booktools.pipeline.book``
+runs them, and writes the landing page and the site's root files after them).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -44,24 +38,13 @@ from typing import Any
 
 import yaml
 
-from booktools.project import SITE_FILES, Project
-from booktools.sources import config as book_config
-from booktools.sources.config import Edition
-from booktools.sources.strings import load_strings
-from booktools.website import site_url
+from booktools.configuration.book import Edition
+from booktools.configuration.schema import ConfigError
+from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
 from booktools.website.api_docs import with_api_page
-from booktools.website.editions import (
-    BuildError,
-    edition_config,
-    edition_toc,
-    editions_to_build,
-    load_yaml,
-)
-from booktools.website.landing import pdf_links, write_landing
+from booktools.website.editions import BuildError, edition_config
 from booktools.website.pages import SOURCE_ERRORS, write_edition_sources
-from booktools.website.preview_image import write_preview_image
-from booktools.website.sitemap import SitemapError, write_robots, write_sitemap
-from booktools.website.theme.warning_file import CONFIG_VALUE as WARNING_FILE_SETTING
+from booktools.website.theme.settings import with_warning_file
 
 BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
@@ -133,7 +116,7 @@ def prepare_edition(
     config_file, toc_file, log = work / "_config.yml", work / "_toc.yml", work / "build.log"
     warnings = work / WARNING_FILE
     derived = edition_config(config, edition, built, project)
-    derived.setdefault("sphinx", {}).setdefault("config", {})[WARNING_FILE_SETTING] = str(warnings)
+    with_warning_file(derived, warnings)
     invalid = invalid_config(derived)
     if invalid:
         log.write_text(f"ERROR: {invalid}\n", encoding="utf-8")
@@ -144,7 +127,7 @@ def prepare_edition(
     toc_file.write_text(header + yaml.safe_dump(with_api_page(toc), sort_keys=False), encoding="utf-8")
     try:
         source = write_edition_sources(project.chapters / edition.code, work / "src", project)
-    except (*SOURCE_ERRORS, book_config.ConfigError) as error:
+    except (*SOURCE_ERRORS, ConfigError) as error:
         log.write_text(f"ERROR: {error}\n", encoding="utf-8")
         return EditionResult(edition, 1, log, [f"ERROR: {error}"])
     command = [jupyter_book_command(), "build", str(source), "--path-output", str(work), "--config"]
@@ -173,126 +156,65 @@ def build_problems(returncode: int, warnings: Path, log: Path) -> list[str]:
     return problems
 
 
-def write_site_files(built: list[Edition], config: dict[str, Any], toc: dict[str, Any], site: Path) -> None:
-    """Write the preview image, ``sitemap.xml`` and ``robots.txt`` at the site's root.
+def built_html(project: Project, code: str) -> Path:
+    """``_build/editions/<code>/_build/html/``: what the last ``jupyter-book build`` of an edition wrote."""
+    return project.work_dir("editions") / code / "_build" / "html"
 
-    Raises:
-        SitemapError: if an edition's sitemap is missing or wrong (``booktools.website.sitemap``).
+
+def install_edition(built: Path, target: Path) -> None:
+    """Put an edition's built site at ``target`` (``_build/html/<code>/``), in place of its last build.
+
+    The folders other stages write there, the slides and the PDFs, stay: they are rebuilt
+    when what they read changes, not with every build of the site. The edition's own
+    ``sitemap.xml`` stays in ``built``: the site has one, at its root (``booktools.website.sitemap``).
     """
-    base = site_url.base_url(config)
-    write_preview_image(site / SITE_FILES.preview)
-    write_sitemap(site, base, [edition.code for edition in built], f"{toc['root']}.html")
-    write_robots(site, base)
-
-
-def inputs_digest(project: Project) -> str:
-    """Return a digest of every file a build reads (``Project.build_inputs``)."""
-    digest = hashlib.sha256()
-    for path in project.build_inputs():
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for file in files:
-            if "__pycache__" in file.parts or not file.exists():
+    if target.exists():
+        for child in target.iterdir():
+            if child.name in (SLIDES_FOLDER, PDF_FOLDER):
                 continue
-            digest.update(project.relative(file).encode() + b"\0")
-            digest.update(hashlib.sha256(file.read_bytes()).digest())
-    return digest.hexdigest()
-
-
-def is_current(project: Project) -> bool:
-    """Whether ``_build/html`` was built, successfully, from the files as they are now."""
-    stamp = stamp_path(project)
-    return (
-        (project.site_dir / SITE_FILES.landing).exists()
-        and stamp.exists()
-        and (stamp.read_text(encoding="utf-8").strip() == inputs_digest(project))
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+    edition_sitemap = shutil.ignore_patterns(SITE_FILES.sitemap)
+    shutil.copytree(
+        built,
+        target,
+        dirs_exist_ok=True,
+        ignore=lambda folder, names: edition_sitemap(folder, names) if Path(folder) == built else set(),
     )
 
 
-def build(project: Project, pdf: bool = True) -> int:
-    """Build every edition and the landing page, the PDFs if ``pdf``; return 0 on success, 1 on any problem."""
-    config = load_yaml(project.config_file)
-    digest = inputs_digest(project)
-    try:
-        built = editions_to_build(config, project)
-        toc = edition_toc(project)
-        for edition in built:  # every interface string of every edition, or no build
-            load_strings(project, edition.code)
-    except (BuildError, book_config.ConfigError) as error:
-        print(f"make book: {error}", file=sys.stderr)
-        return 1
-    site = project.site_dir
-    shutil.rmtree(site, ignore_errors=True)
-    stamp_path(project).unlink(missing_ok=True)
-    site.mkdir(parents=True)
+def build_editions(
+    project: Project, chosen: list[Edition], built: list[Edition], config: dict[str, Any], toc: dict[str, Any]
+) -> dict[str, bool]:
+    """Build the editions ``chosen`` of those ``built`` (the language switcher lists these); True where it built.
+
+    Each edition's problems are printed under its name; a successful one is installed in the site.
+    """
     print(
-        f"building {', '.join(edition.code for edition in built)} with jupyter-book build {' '.join(BUILD_FLAGS)}",
+        f"building {', '.join(edition.code for edition in chosen)} with jupyter-book build {' '.join(BUILD_FLAGS)}",
         flush=True,
     )
     # Sources are written one edition after another: the Markdown parser they use (markdown-it-py's
     # URL encoder, mdurl) fills a module-level cache without a lock, and a parse in a second thread
     # could read it half-filled (IndexError). Only the jupyter-book processes run side by side.
-    prepared = [prepare_edition(edition, config, toc, built, project) for edition in built]
-    with ThreadPoolExecutor(max_workers=min(len(built), os.cpu_count() or 1)) as pool:
+    prepared = [prepare_edition(edition, config, toc, built, project) for edition in chosen]
+    with ThreadPoolExecutor(max_workers=max(1, min(len(chosen), os.cpu_count() or 1))) as pool:
         results = list(pool.map(run_edition, prepared))
-    failed = False
+    succeeded = {}
     for result in results:
         code = result.edition.code
         log = project.relative(result.log)
-        if result.returncode == 0 and not result.problems:
-            shutil.copytree(result.log.parent / "_build" / "html", site / code)
-            print(f"{code}: built, 0 warnings -> {project.relative(site / code)}/ (log: {log})")
+        succeeded[code] = result.returncode == 0 and not result.problems
+        if succeeded[code]:
+            target = project.edition_site_dir(code)
+            install_edition(built_html(project, code), target)
+            print(f"{code}: built, 0 warnings -> {project.relative(target)}/ (log: {log})")
             continue
-        failed = True
         print(f"{code}: FAILED (exit {result.returncode}; log: {log})")
         for line in result.problems:
             print(f"  {line}")
-    if failed:
+    if not all(succeeded.values()):
         print("make book failed: warnings are errors (-W -n); see the lines above", file=sys.stderr)
-        return 1
-    decks = build_slides(site, project)
-    if decks is None or (pdf and not build_pdfs(project)):
-        return 1
-    landing = write_landing(built, config, toc, site, decks, pdf_links(built, project))
-    try:
-        write_site_files(built, config, toc, site)
-    except SitemapError as error:
-        print(f"make book failed: {error}", file=sys.stderr)
-        return 1
-    stamp_path(project).write_text(digest + "\n" if pdf else "", encoding="utf-8")  # without PDFs: not current
-    print(f"landing page: {project.relative(landing)}" + ("" if pdf else " (PDFs not printed, as asked)"))
-    return 0
-
-
-def build_pdfs(project: Project) -> bool:
-    """Print the editions' PDFs into the site (``booktools.pdf``); False on failure.
-
-    Without Chromium the PDFs are skipped, and said so, as the slides are without d2lbook;
-    CI has it (``.ci/run``), and ``make pdf`` prints them once it is installed.
-    """
-    from booktools.pdf import build as pdf
-    from booktools.pdf.printer import chromium
-
-    if not chromium().exists():
-        print(f"pdf: skipped, no browser at {chromium()} (apt-get install chromium, then make pdf)")
-        return True
-    return pdf.build(project) == 0
-
-
-def build_slides(site: Path, project: Project) -> dict[str, str] | None:
-    """Build the slides into the site; return the editions that have decks (code -> "Slides" in it), None on failure.
-
-    Without d2lbook's environment (a scratch copy of the book) the slides are skipped,
-    and said so; ``make book`` creates it first (``make slides-setup``).
-    """
-    from booktools.slides import decks as slides  # its tools live in .venv-d2lbook
-
-    if not project.d2lbook_env.exists():
-        print(f"slides: skipped, {project.relative(project.d2lbook_env)} is missing (make slides-setup creates it)")
-        return {}
-    try:
-        written = slides.build(site, project)
-    except slides.SlidesError as error:
-        print(f"make book failed: slides: {error}", file=sys.stderr)
-        return None
-    print(f"slides: {len(written)} decks -> {project.relative(site)}/<lang>/{slides.SLIDES_DIR}/")
-    return {code: load_strings(project, code).slides for code in sorted({path.parent.parent.name for path in written})}
+    return succeeded

@@ -9,7 +9,8 @@ Only what differs between editions is derived (``booktools.website.build`` write
   pages (the edition's folder is the source folder of its build);
 - ``repository.path_to_book``, so that each "open in Colab" button opens
   ``notebooks/<code>/<framework>/<page>.ipynb`` of the repository;
-- the values ``booktools.website.theme`` needs for the language switcher, and paths made
+- the settings of ``booktools.website.theme`` (``sphinx.config.book``, a
+  ``booktools.website.theme.settings.BookSettings``), and paths made
   absolute (the bibliography, local extensions);
 - the edition's address, ``html.baseurl`` (``<baseurl><code>/``), and the settings of the
   metadata extensions made from the site's (``booktools.website.site_url``).
@@ -20,51 +21,35 @@ from __future__ import annotations
 import copy
 import dataclasses
 import posixpath
-from pathlib import Path
 from typing import Any
 
-import yaml
 from sphinx_external_toc.api import Document, FileItem, GlobItem, SiteMap, TocTree
 from sphinx_external_toc.parsing import create_toc_dict
 
+from booktools.configuration import book as book_config
+from booktools.configuration.book import Edition
 from booktools.project import SOURCE_LANGUAGE, Project
-from booktools.sources import config as book_config
-from booktools.sources.config import Edition
 from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.sources.frameworks import FRAMEWORKS
-from booktools.sources.strings import load_strings, sphinx_settings
+from booktools.sources.strings import EditionStrings, load_strings, sphinx_settings
 from booktools.website import site_url
+from booktools.website.theme.settings import CONFIG_VALUE as BOOK_SETTINGS
+from booktools.website.theme.settings import BookSettings, PdfLink, SiteEdition
 
 
 class BuildError(Exception):
     """The configuration or an edition's files do not allow a build."""
 
 
-def load_yaml(path: Path) -> dict[str, Any]:
-    """Read a YAML mapping."""
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-
-
-def configured_editions(config: dict[str, Any]) -> list[Edition]:
-    """Return the editions ``_config.yml`` (read as ``config``) lists, English first.
-
-    Raises:
-        BuildError: if the settings booktools reads are invalid (``booktools.sources.config``).
-    """
-    try:
-        return book_config.configured_editions(book_config.parse(config))
-    except book_config.ConfigError as error:
-        raise BuildError(str(error)) from error
-
-
 def editions_to_build(config: dict[str, Any], project: Project) -> list[Edition]:
-    """Return the configured editions whose folder exists, checking each has every page.
+    """Return the editions ``_config.yml`` (read as ``config``) lists whose folder exists, checking each has every page.
 
     Raises:
+        ConfigError: if the settings booktools reads are invalid (``booktools.configuration.book``).
         BuildError: if a folder under ``chapters/`` is not a configured edition,
             or an edition lacks a page that ``_toc.yml`` names.
     """
-    configured = {edition.code: edition for edition in configured_editions(config)}
+    configured = {edition.code: edition for edition in book_config.configured_editions(book_config.parse(config))}
     try:
         present = project.editions()
     except book_config.ConfigError as error:
@@ -150,17 +135,43 @@ def edition_config(config: dict[str, Any], edition: Edition, built: list[Edition
     sphinx["local_extensions"] = {name: str((project.root / path).resolve()) for name, path in local.items()}
     sphinx_config = sphinx.get("config") or {}
     sphinx_config.update(edition.config)  # the edition's own Sphinx settings, if any
-    sphinx_config.update(sphinx_settings(load_strings(project, edition.code)))  # its interface strings
+    strings = load_strings(project, edition.code)
+    sphinx_config.update(sphinx_settings(strings))  # its interface strings, for the other extensions
     sphinx_config.update(site_url.sphinx_settings(base, edition, built))
-    sphinx_config.update(
-        language=edition.code,
-        project=edition.title,
-        book_edition=edition.code,
-        book_editions=[
-            {"code": other.code, "name": other.name, "title": other.title, "locale": other.locale} for other in built
-        ],
-        # The book's PDFs (booktools.pdf), linked from every page (booktools.website.theme.pdf_links).
-        book_pdf_links=[{"name": f.name, "label": f.label, "href": project.pdf_href(f.name)} for f in FRAMEWORKS],
-    )
+    sphinx_config.update(language=edition.code, project=edition.title)
+    configured = sphinx_config.get(BOOK_SETTINGS)
+    sphinx_config[BOOK_SETTINGS] = book_settings(configured, edition, built, base, strings, project)
     sphinx["config"] = sphinx_config
     return derived
+
+
+def book_settings(
+    configured: object, edition: Edition, built: list[Edition], base: str, strings: EditionStrings, project: Project
+) -> dict[str, Any]:
+    """Return the extension's settings (``booktools.website.theme.settings``) for ``edition``'s build.
+
+    ``configured`` is what ``_config.yml`` (or the edition's own settings) sets under
+    ``sphinx.config.book``; the edition, the editions, the site's URL, the PDFs and the
+    edition's interface strings (``strings``) are derived here.
+
+    Raises:
+        BuildError: if the configured settings are not :class:`BookSettings`'s.
+    """
+    try:
+        chosen = BookSettings.from_config(configured or {}, "_config.yml: sphinx.config")
+    except ValueError as error:
+        raise BuildError(str(error)) from error
+    derived = dataclasses.replace(
+        chosen,
+        edition=edition.code,
+        editions=tuple(SiteEdition(other.code, other.name, other.title, other.locale) for other in built),
+        site_url=base,
+        # The book's PDFs (booktools.pdf), linked from every page (booktools.website.theme.pdf_links).
+        pdf_links=tuple(PdfLink(f.name, f.label, project.pdf_href(f.name)) for f in FRAMEWORKS),
+        live_strings=strings.live,
+        pdf_strings=strings.pdf,
+        api_strings=strings.api,
+        theme_words=dict(strings.theme_words),
+        footer_author=strings.footer_author,
+    )
+    return derived.as_config()

@@ -16,8 +16,8 @@ from typing import Any
 
 import jinja2
 
+from booktools.configuration.book import Edition
 from booktools.project import SITE_FILES, SOURCE_LANGUAGE, Project
-from booktools.sources.config import Edition
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings
 from booktools.website import site_url

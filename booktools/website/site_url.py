@@ -9,7 +9,8 @@ that a built file and its address are one fact. From it come:
   ``html_baseurl``, hence the canonical link) and Sphinx settings:
   ``ogp_site_url`` and ``ogp_image`` (sphinxext-opengraph's og:url and og:image),
   ``site_url``, ``sitemap_url_scheme`` and ``sitemap_locales`` (sphinx-sitemap's
-  locations and alternates), and ``book_site_url`` (the theme's hreflang links);
+  locations and alternates); the theme's hreflang links take the base URL from
+  its settings (``booktools.website.editions.book_settings``);
 - the hreflang alternates of a page: the same page in every edition and
   ``x-default``, the English page, except for the editions' root pages, whose
   ``x-default`` is the landing page, the language chooser that ``x-default``
@@ -23,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from booktools.configuration import book as book_config
+from booktools.configuration.book import Edition
 from booktools.project import SITE_FILES, SOURCE_LANGUAGE
-from booktools.sources import config as book_config
-from booktools.sources.config import Edition
 
 DEFAULT_HREFLANG = "x-default"
 
@@ -42,7 +43,7 @@ def base_url(config: dict[str, Any]) -> str:
     """Return ``html.baseurl`` of ``_config.yml`` (read as ``config``), ending with ``/``.
 
     Raises:
-        booktools.sources.config.ConfigError: if it is missing or not an absolute http(s) URL.
+        booktools.configuration.book.ConfigError: if it is missing or not an absolute http(s) URL.
     """
     return book_config.parse(config).html.baseurl
 
@@ -74,5 +75,4 @@ def sphinx_settings(base: str, edition: Edition, built: list[Edition]) -> dict[s
         "site_url": base,
         "sitemap_url_scheme": "{lang}{link}",
         "sitemap_locales": [other.code for other in built],
-        "book_site_url": base,
     }

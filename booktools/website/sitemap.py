@@ -7,7 +7,8 @@ in every edition (``sitemap_locales``, ``booktools.website.site_url``). Search
 engines read one sitemap per site, so this module merges the editions' into
 ``sitemap.xml`` at the root, with what no edition's build knows: each page's
 ``x-default`` alternate and the landing page with its alternates. The editions'
-own are then removed, so that the site has one. ``robots.txt`` lets every crawler
+own stay in their builds' folders (``booktools.website.build.built_html``): they
+are not copied into the site, so that the site has one. ``robots.txt`` lets every crawler
 in and names the sitemap by its absolute URL.
 """
 
@@ -37,13 +38,12 @@ def url_entry(loc: str, links: list[site_url.Alternate]) -> ElementTree.Element:
     return entry
 
 
-def edition_entries(site: Path, base: str, code: str, codes: list[str], root: str) -> list[ElementTree.Element]:
-    """Return the ``<url>`` entries of edition ``code``'s sitemap, each with its ``x-default`` alternate added.
+def edition_entries(path: Path, base: str, code: str, codes: list[str], root: str) -> list[ElementTree.Element]:
+    """Return the ``<url>`` entries of edition ``code``'s sitemap ``path``, each with its ``x-default`` alternate.
 
     Raises:
         SitemapError: if the edition has no sitemap, or it lists a page outside the edition.
     """
-    path = site / code / SITE_FILES.sitemap
     if not path.is_file():
         raise SitemapError(f"{code}: no {SITE_FILES.sitemap} (sphinx-sitemap writes it)")
     prefix = site_url.edition_url(base, code)
@@ -57,10 +57,11 @@ def edition_entries(site: Path, base: str, code: str, codes: list[str], root: st
     return entries
 
 
-def write_sitemap(site: Path, base: str, codes: list[str], root: str) -> Path:
-    """Write ``site/sitemap.xml``: the landing page, then every edition's pages; remove the editions' own.
+def write_sitemap(site: Path, base: str, sitemaps: dict[str, Path], root: str) -> Path:
+    """Write ``site/sitemap.xml``: the landing page, then every edition's pages.
 
-    ``codes`` are the editions' language codes, ``root`` their root page's file (``index.html``).
+    ``sitemaps`` maps each edition's language code to the sitemap its build wrote, ``root`` is
+    their root page's file (``index.html``).
 
     Raises:
         SitemapError: see :func:`edition_entries`.
@@ -68,12 +69,11 @@ def write_sitemap(site: Path, base: str, codes: list[str], root: str) -> Path:
     ElementTree.register_namespace("", SITEMAP_NS)
     ElementTree.register_namespace("xhtml", XHTML_NS)
     urlset = ElementTree.Element(f"{{{SITEMAP_NS}}}urlset")
+    codes = list(sitemaps)
     landing = site_url.site_url(base, SITE_FILES.landing)
     urlset.append(url_entry(landing, site_url.alternates(base, codes, root, root)))
-    for code in codes:
-        urlset.extend(edition_entries(site, base, code, codes, root))
-    for code in codes:
-        (site / code / SITE_FILES.sitemap).unlink()
+    for code, path in sitemaps.items():
+        urlset.extend(edition_entries(path, base, code, codes, root))
     ElementTree.indent(urlset)
     path = site / SITE_FILES.sitemap
     ElementTree.ElementTree(urlset).write(path, encoding="utf-8", xml_declaration=True)

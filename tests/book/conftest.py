@@ -22,11 +22,11 @@ import psutil
 import pytest
 import yaml
 
+from booktools.configuration.book import configured_editions, parse
 from booktools.pdf.printer import chromium
 from booktools.project import BUILD_INPUTS, Project
 from booktools.servers import serve
-from booktools.servers.static import serving_folder
-from booktools.website import editions
+from booktools.website.static_server import serving_folder
 
 PROJECT = Project.here()
 
@@ -72,13 +72,13 @@ def printed_site(site: Path) -> Path:
 @pytest.fixture(scope="session")
 def built_editions(site: Path, book_config: dict) -> list[str]:
     """The language codes of the editions in the built site, English first."""
-    codes = [edition.code for edition in editions.configured_editions(book_config)]
+    codes = [edition.code for edition in configured_editions(parse(book_config))]
     return [code for code in codes if (site / code / "index.html").exists()]
 
 
 @pytest.fixture(scope="session")
 def site_url(site: Path) -> Iterator[str]:
-    """The base URL of the built site, served on a free 127.0.0.1 port (``booktools.servers.static``)."""
+    """The base URL of the built site, served on a free 127.0.0.1 port (``booktools.website.static_server``)."""
     with serving_folder(site) as url:
         yield url
 
@@ -233,7 +233,7 @@ def scratch_book(tmp_path: Path) -> Path:
     """
     copy_book_files(tmp_path)
     book = Project(tmp_path)
-    for edition in editions.configured_editions(yaml.safe_load(book.config_file.read_text(encoding="utf-8"))):
+    for edition in configured_editions(book.config()):
         target = book.edition_dir(edition.code)
         if not target.is_dir():
             shutil.copytree(PROJECT.edition_dir("en"), target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))

@@ -26,15 +26,15 @@ import io
 import json
 import os
 import re
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from booktools.configuration.book import configured_editions
+from booktools.npm_packages import npm_prefix
 from booktools.project import Project
-from booktools.sources.config import configured_editions
 
 PROJECT = Project.here()
 EDITIONS = [edition.code for edition in configured_editions(PROJECT.config())]
@@ -47,7 +47,7 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 # The pinned axe-core and where `make setup` installs it (npm ci --prefix AXE_DIR).
 AXE_LOCK = PROJECT.root / "tests" / "book" / "axe" / "package-lock.json"
-AXE_DIR = Path(os.environ.get("BOOK_AXE_DIR", Path(sys.prefix) / "share" / "d2l-book" / "axe"))
+AXE_DIR = Path(os.environ.get("BOOK_AXE_DIR", npm_prefix("axe")))
 AXE_PACKAGE = AXE_DIR / "node_modules" / "axe-core"
 # WCAG's minimum contrast for text (1.4.3), asked of a figure's darkest or lightest
 # marks (axis labels, lines) against its own background.

@@ -17,8 +17,8 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
+from booktools.configuration.book import configured_editions
 from booktools.project import Project
-from booktools.sources.config import configured_editions
 from booktools.sources.frameworks import FRAMEWORKS
 
 PROJECT = Project.here()

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from booktools.configuration.book import configured_editions
 from booktools.project import Project
-from booktools.sources.config import configured_editions
 from booktools.sources.frameworks import NAMES
 
 PROJECT = Project.here()

@@ -24,9 +24,9 @@ from itertools import cycle
 import pytest
 import yaml
 
+from booktools.configuration.book import configured_editions
 from booktools.project import Project
 from booktools.servers import serve
-from booktools.sources.config import configured_editions
 from booktools.sources.frameworks import NAMES
 from booktools.sources.strings import load_strings
 from booktools.website.theme.live import SETTINGS_ID, STRINGS, THEBE_STATIC
@@ -80,7 +80,7 @@ def test_every_edition_serves_thebe_and_the_button_settings_in_its_language(site
         settings = json.loads(found[0])
         assert settings["strings"] == strings(code)
         assert sorted(settings["strings"]) == sorted(STRINGS), f"{code}: every string live-code.js reads"
-        assert settings["mode"] == CONFIG["sphinx"]["config"]["book_live_server"] == "local"
+        assert settings["mode"] == CONFIG["sphinx"]["config"]["book"]["live_server"] == "local"
         assert settings["serverInfo"] == serve.SERVER_INFO_PATH
         assert "_static/live-code.js" in html
         assert "text/x-thebe-config" not in html, "sphinx-thebe's settings are removed"

@@ -12,8 +12,8 @@ import pytest
 from bs4 import BeautifulSoup
 from docutils.core import publish_doctree
 
+from booktools.configuration.book import ConfigError, configured_editions, parse
 from booktools.project import SITE_FILES, SOURCE_LANGUAGE, Project
-from booktools.sources.config import ConfigError
 from booktools.website import editions, site_url
 from booktools.website.sitemap import LINK, LOC, URL
 from booktools.website.theme.metadata import DESCRIPTION_LENGTH, page_description, plain_tex, shorten
@@ -39,7 +39,7 @@ def base(book_config: dict) -> str:
 
 @pytest.fixture(scope="module")
 def locales(book_config: dict) -> dict[str, str]:
-    return {edition.code: edition.locale for edition in editions.configured_editions(book_config)}
+    return {edition.code: edition.locale for edition in configured_editions(parse(book_config))}
 
 
 @functools.cache
@@ -109,7 +109,7 @@ def test_a_description_is_prose_not_code_or_notes():
 def test_one_base_url_in_the_configuration(book_config, base):
     assert base == book_config["html"]["baseurl"].rstrip("/") + "/"
     assert base.startswith("https://")
-    edition = editions.configured_editions(book_config)[1]
+    edition = configured_editions(parse(book_config))[1]
     derived = editions.edition_config(book_config, edition, [edition], Project.here())
     assert derived["html"]["baseurl"] == f"{base}{edition.code}/"
     assert derived["sphinx"]["config"]["ogp_site_url"] == f"{base}{edition.code}/"

@@ -12,10 +12,12 @@ set between words.
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import urllib.parse
 from pathlib import Path
 
+import pydata_sphinx_theme
 import pytest
 from bs4 import BeautifulSoup, Tag
 from fontTools.ttLib import TTFont
@@ -35,6 +37,7 @@ HTML_BUDGET = 88_000
 # An inline script in <head> (the colour mode, Sphinx's options) is this small at most.
 INLINE_HEAD_SCRIPT_BUDGET = 1_500
 NO_SCRIPTS = ("fontawesome", "searchindex.js")
+THEME_SCRIPT = "scripts/pydata-sphinx-theme.js"  # under _static/
 # A Font Awesome font cut to the glyphs the stylesheets name (booktools.website.theme.icon_font):
 # a few KB; the solid one was 156 KB.
 ICON_FONT_BUDGET = 8_000
@@ -188,10 +191,21 @@ def test_korean_pages_break_lines_between_words(parsed: dict[Path, BeautifulSoup
 
 
 def test_code_blocks_are_checked_for_a_tab_stop_as_they_are_reached(site: Path, parsed: dict[Path, BeautifulSoup]):
+    shipped = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static" / THEME_SCRIPT
     for edition in sorted(path.parent for path in site.glob("*/index.html")):
-        script = (edition / tab_stops.THEME_SCRIPT).read_text(encoding="utf-8")
-        assert tab_stops.CHECK_AS_REACHED in script and tab_stops.EAGER_CHECK not in script, edition
+        script = edition / "_static" / THEME_SCRIPT
+        assert script.read_bytes() == shipped.read_bytes(), f"{script}: not the theme's script as it ships"
+    override = {"selector": tab_stops.THEME_SELECTOR, "lines": code_layout.LINES_PROPERTY}
     blocks = 0
+    themed = 0
+    for page, soup in parsed.items():
+        if not soup.find("script", src=lambda src: bool(src) and THEME_SCRIPT in src):
+            continue  # the landing page: no theme script, nothing to override
+        themed += 1
+        head = "".join(script.get_text() for script in soup.head.find_all("script"))
+        given = re.search(r"var theme = (\{.*?\}), query = document\.querySelectorAll", head)
+        assert given and json.loads(given.group(1)) == override, f"{page}: no override of the theme's tab-stop check"
+    assert themed > 20, "the editions' pages load the theme's script"
     for page, soup in parsed.items():
         for block in soup.find_all("pre"):
             blocks += 1

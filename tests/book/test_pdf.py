@@ -21,10 +21,10 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 from PIL import Image
 
+from booktools.configuration.book import configured_editions
 from booktools.pdf.build import document_copy
 from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, font_families, mark_frameworks, page_article, page_title
 from booktools.project import Project
-from booktools.sources.config import configured_editions
 from booktools.sources.frameworks import FRAMEWORKS, NAMES
 from booktools.website.api_docs import PAGE as API_PAGE
 

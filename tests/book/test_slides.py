@@ -15,9 +15,9 @@ import re
 import nbformat
 import pytest
 
+from booktools.configuration.book import configured_editions
 from booktools.project import Project
 from booktools.slides.decks import all_decks
-from booktools.sources.config import configured_editions
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.website.pages import has_slides
 

@@ -1,7 +1,7 @@
 """Alt text of heatmaps (booktools.website.alt_text): from a figure's weights to a sentence in each edition's language.
 
-The description a figure carries is made here by ``heatmap_description``, the code
-``show_heatmaps`` is to gain (issue 13), from NumPy weights. The tests check that
+The description a figure carries is made by the library's own ``_heatmap_description``
+(the code ``show_heatmaps`` runs, from the preliminaries page), here from NumPy weights. The tests check that
 the English sentence the book build writes says exactly which keys each query of
 each panel gives a non-zero weight, by reading the sentence back and comparing it
 with the weights; that every edition has valid templates; and that myst-nb 1.4
@@ -23,8 +23,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from booktools.configuration.schema import ConfigError, validate
 from booktools.project import Project
-from booktools.sources.schema import ConfigError, validate
 from booktools.website import alt_text
 from booktools.website.alt_text import (
     HEATMAP_MIME,
@@ -36,6 +36,7 @@ from booktools.website.alt_text import (
     set_heatmap_alt_text,
 )
 from booktools.website.pages import book_notebook
+from d2l_lib.torch import _heatmap_description as heatmap_description
 
 PROJECT = Project.here()
 ALT_TEXT_FILE = PROJECT.relative(PROJECT.alt_text_file)
@@ -46,27 +47,6 @@ PNG = base64.b64encode(
         "1f15c4890000000d49444154789c6300010000050001a5f645400000000049454e44ae426082"
     )
 ).decode()
-
-
-def heatmap_description(grid: np.ndarray) -> dict:
-    """The description ``show_heatmaps`` attaches to its figure (the library's ``_heatmap_description``)."""
-
-    def key_ranges(weights: np.ndarray) -> list[list[int]]:
-        keys = np.flatnonzero(weights) + 1  # 1-based
-        if keys.size == 0:
-            return []
-        breaks = np.flatnonzero(np.diff(keys) > 1)
-        firsts = np.concatenate(([keys[0]], keys[breaks + 1]))
-        lasts = np.concatenate((keys[breaks], [keys[-1]]))
-        return [[int(first), int(last)] for first, last in zip(firsts, lasts)]
-
-    return {
-        "version": 1,
-        "grid": [int(grid.shape[0]), int(grid.shape[1])],
-        "queries": int(grid.shape[2]),
-        "keys": int(grid.shape[3]),
-        "panels": [[[key_ranges(query) for query in panel] for panel in row] for row in grid],
-    }
 
 
 def english() -> HeatmapText:
@@ -261,7 +241,7 @@ def test_show_heatmaps_attaches_the_description_of_its_own_weights(framework, we
     finally:
         plt.close(fig)
     assert set(bundle) == {HEATMAP_MIME}
-    assert bundle[HEATMAP_MIME] == heatmap_description(weights)  # tiny weights (1e-30) count as non-zero
+    assert bundle[HEATMAP_MIME] == d2l._heatmap_description(weights)  # tiny weights (1e-30) count as non-zero
     assert np.array_equal(
         read_alt_text(describe_heatmaps(parse_description(bundle[HEATMAP_MIME]), english())), weights != 0
     )

@@ -31,8 +31,9 @@ NOT_PATHS = {
     ("website/api_docs.py", CHAPTERS),
     ("website/build.py", CONFIG_FILE),
     ("website/build.py", TOC_FILE),
-    ("sources/config.py", CONFIG_FILE),
+    ("configuration/book.py", CONFIG_FILE),
     ("__main__.py", NOTEBOOKS),  # the verb
+    ("pipeline/book.py", NOTEBOOKS),  # the stage
 }
 
 

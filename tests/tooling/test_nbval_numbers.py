@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from nbformat.v4 import new_output
 
-from booktools.checks.nbval_numbers import TOLERANCE, compare, split, units_apart
+from booktools.checks.nbval_numbers import MAX_LAST_DIGIT_UNITS, compare, split, units_apart
 from booktools.checks.nbval_plugin import reconcile_numbers
 
 TORCH = "tensor([[[-0.3711,  0.5190,  0.3632,  0.4878]]], grad_fn=<BmmBackward0>)"
@@ -19,7 +19,7 @@ def agrees(stored: str, fresh: str) -> bool:
 
 
 def test_the_tolerance_is_one_unit_of_the_last_digit():
-    assert TOLERANCE == 1  # the smallest the replay on other kernels needs; never above 2
+    assert MAX_LAST_DIGIT_UNITS == 1  # the smallest the replay on other kernels needs; never above 2
 
 
 @pytest.mark.parametrize(

@@ -17,10 +17,10 @@ import pytest
 import tomllib
 
 from booktools.__main__ import VERBS
+from booktools.derive import kernel
 from booktools.derive import notebooks as derive
+from booktools.derive.kernel import NAME as KERNEL_NAME
 from booktools.project import Project
-from booktools.servers import kernel
-from booktools.servers.kernel import NAME as KERNEL_NAME
 from booktools.sources.frameworks import FRAMEWORKS
 
 PROJECT = Project.here()

@@ -31,9 +31,9 @@ import sys
 import nbformat
 import pytest
 
+from booktools.derive.kernel import NAME as KERNEL
 from booktools.derive.notebooks import derived_path
 from booktools.project import Project
-from booktools.servers.kernel import NAME as KERNEL
 from booktools.sources.frameworks import FRAMEWORKS, NAMES, Framework
 
 PROJECT = Project.here()

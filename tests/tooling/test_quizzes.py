@@ -32,6 +32,7 @@ from booktools.checks.translations.cells import Cell
 from booktools.checks.translations.glossary import read_glossary, read_rules
 from booktools.checks.translations.quiz_data import compare_quiz
 from booktools.checks.translations.wording import check_english_left, check_glossary, check_style_rules
+from booktools.configuration.schema import ConfigError
 from booktools.project import Project
 from booktools.sources.quizzes import (
     QUIZ_TAG,
@@ -43,7 +44,6 @@ from booktools.sources.quizzes import (
     read_keys,
     read_quiz_data,
 )
-from booktools.sources.schema import ConfigError
 from d2l_lib.quiz import show_quiz
 
 PROJECT = Project.here()

@@ -16,10 +16,10 @@ from types import SimpleNamespace
 import pytest
 from sphinx.errors import ExtensionError
 
+from booktools.configuration.schema import ConfigError
+from booktools.pipeline import book
 from booktools.project import Project
-from booktools.sources.schema import ConfigError
 from booktools.sources.strings import EditionStrings, check_library_messages, load_strings, sphinx_settings
-from booktools.website import build
 from booktools.website.theme import live
 from d2l_lib import quiz
 
@@ -49,7 +49,7 @@ def test_every_edition_has_every_interface_string(language: str) -> None:
     flat = {**sphinx_settings(strings), **dataclasses.asdict(strings)}
     if language == "en":  # the themes' labels are English already: nothing to give in other words
         assert strings.theme_words == {}
-        flat = {key: value for key, value in flat.items() if key not in ("theme_words", "book_theme_words")}
+        flat = {key: value for key, value in flat.items() if key != "theme_words"}
     assert all(value for value in flat.values())
 
 
@@ -72,7 +72,7 @@ def test_a_missing_string_fails_the_build_before_any_edition_is_built(
 ) -> None:
     project = Project(synthetic_book)
     _drop_line(project.strings_file("id"), "slides: ")
-    assert build.build(project) == 1
+    assert book.build(project) == 1
     assert "chapters/id/strings.yml: missing key 'slides'" in capsys.readouterr().err
     assert not (project.site_dir / "en").exists()
 
@@ -80,8 +80,8 @@ def test_a_missing_string_fails_the_build_before_any_edition_is_built(
 def test_the_live_code_button_has_no_english_fallback() -> None:
     strings = dataclasses.asdict(load_strings(PROJECT, "ko").live)
     strings.pop("restart")
-    config = SimpleNamespace(book_live_server="local", book_live_strings=strings, html_theme_options={})
-    with pytest.raises(ExtensionError, match="book_live_strings: expected the keys"):
+    config = SimpleNamespace(book={"live_server": "local", "live_strings": strings}, html_theme_options={})
+    with pytest.raises(ExtensionError, match="book.live_strings: expected a mapping with the keys .*restart"):
         live.live_settings(config)  # type: ignore[arg-type]
 
 

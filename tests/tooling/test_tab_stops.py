@@ -1,42 +1,61 @@
-"""The theme's tab-stop check rewritten to run as the reader reaches each block (booktools.website.theme.tab_stops)."""
+"""The theme's tab-stop check, run as the reader reaches each element (booktools.website.theme.tab_stops).
+
+The override lives in templates/layout.html and matches the theme's own query; these
+tests pin it to the theme's release that requirements.txt names.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+from importlib.metadata import version
 from pathlib import Path
 
 import pydata_sphinx_theme
-import pytest
 
+from booktools.project import Project
 from booktools.website.theme import tab_stops
 
+PROJECT = Project.here()
 # The theme's own script, as the pinned release ships it.
 SHIPPED = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static" / "scripts"
+LAYOUT = Path(tab_stops.__file__).parent / "templates" / "layout.html"
+# The theme's check in its minified script: its list of selectors, joined, then each element's sizes read.
+THEME_CHECK = re.compile(
+    r'document\.querySelectorAll\((\[[^\]]*\])\.join\(", "\)\)\.forEach\(e=>\{e\.tabIndex=e\.scrollWidth'
+)
 
 
-def test_the_pinned_theme_holds_the_check_once():
-    text = (SHIPPED / "pydata-sphinx-theme.js").read_text(encoding="utf-8")
-    assert text.count(tab_stops.EAGER_CHECK) == 1
+def test_the_installed_theme_is_the_release_the_override_was_written_for():
+    pinned = re.search(r"^pydata-sphinx-theme==(\S+)$", (PROJECT.root / "requirements.txt").read_text(), re.M)
+    assert pinned, "requirements.txt pins pydata-sphinx-theme"
+    assert pinned.group(1) == tab_stops.THEME_VERSION, (
+        f"requirements.txt pins pydata-sphinx-theme {pinned.group(1)}, but templates/layout.html's tab-stop "
+        f"override was written for {tab_stops.THEME_VERSION}: check it against the new release's check"
+    )
+    assert tab_stops.theme_version_problem(version(tab_stops.THEME)) == "", (
+        f"installed pydata-sphinx-theme {version(tab_stops.THEME)} is not {tab_stops.THEME_VERSION}, "
+        "the release the tab-stop override was written for"
+    )
 
 
-def test_the_check_is_rewritten_once_and_kept(tmp_path: Path):
-    script = tmp_path / tab_stops.THEME_SCRIPT
-    script.parent.mkdir(parents=True)
-    script.write_text("a();" + tab_stops.EAGER_CHECK + ";b()", encoding="utf-8")
-    assert tab_stops.check_as_reached(tmp_path)
-    rewritten = script.read_text(encoding="utf-8")
-    assert rewritten == "a();" + tab_stops.CHECK_AS_REACHED + ";b()"
-    assert "IntersectionObserver" in rewritten and "scrollWidth>e.clientWidth" in rewritten
-    assert tab_stops.check_as_reached(tmp_path), "a second build finds it rewritten"
-    assert script.read_text(encoding="utf-8") == rewritten
+def test_another_release_fails_the_build_with_a_clear_message():
+    problem = tab_stops.theme_version_problem("0.18.0")
+    assert "0.18.0" in problem and tab_stops.THEME_VERSION in problem and "layout.html" in problem
 
 
-def test_a_changed_theme_fails_the_build_and_no_theme_is_no_change(tmp_path: Path):
-    assert not tab_stops.check_as_reached(tmp_path)
-    script = tmp_path / tab_stops.THEME_SCRIPT
-    script.parent.mkdir(parents=True)
-    script.write_text("function I(){/* another release */}", encoding="utf-8")
-    with pytest.raises(tab_stops.ThemeScriptChanged, match="tab-stop check"):
-        tab_stops.check_as_reached(tmp_path)
+def test_the_theme_queries_exactly_the_selector_the_override_answers():
+    script = (SHIPPED / "pydata-sphinx-theme.js").read_text(encoding="utf-8")
+    checks = THEME_CHECK.findall(script)
+    assert len(checks) == 1, "the theme's script holds its tab-stop check once"
+    assert ", ".join(json.loads(checks[0])) == tab_stops.THEME_SELECTOR
+
+
+def test_the_layout_overrides_the_query_with_the_selector_and_the_lines_property_it_is_given():
+    layout = LAYOUT.read_text(encoding="utf-8")
+    assert "{{ book_tab_stops|tojson }}" in layout
+    assert "selectors !== theme.selector" in layout and "IntersectionObserver" in layout
+    assert "getPropertyValue(theme.lines)" in layout
 
 
 def test_every_code_block_has_a_tab_stop_until_checked():

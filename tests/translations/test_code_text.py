@@ -18,13 +18,14 @@ import pytest
 
 from booktools.checks.translations.cells import Cell
 from booktools.checks.translations.check import check
-from booktools.checks.translations.code_texts import check_registry, edition_pairs
+from booktools.checks.translations.code_texts import check_registry
 from booktools.checks.translations.compare import compare_code, compare_markdown, compare_outputs, english_math
 from booktools.checks.translations.number_format import check_number_format, number_problems
 from booktools.project import Project
 from booktools.sources.code_text import (
     align,
     display_literals,
+    edition_pairs,
     library_table,
     library_table_file,
     read_registry,

@@ -61,6 +61,13 @@ def options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def defaults() -> dict[str, object]:
+    """The options of ``python -m booktools audit`` when none is given: every page, preset and the bar."""
+    parser = argparse.ArgumentParser()
+    options(parser)
+    return vars(parser.parse_args([]))
+
+
 def _metric(result: Result, audit: str) -> str:
     value = result.metrics.get(audit)
     if value is None:
@@ -101,12 +108,11 @@ def shortfalls(rows: list[tuple[str, Result]], fail_under: int) -> list[str]:
 
 
 def run(project: Project, args: argparse.Namespace) -> int:
-    """Serve the site, audit the chosen pages and presets, print the table; 1 if a score is under the bar."""
-    from booktools.website import build  # its imports take seconds: every verb's options are read at start-up
+    """Serve the site, audit the chosen pages and presets, print the table; 1 if a score is under the bar.
 
+    The site is as it is: ``python -m booktools audit`` brings it up to date first (``booktools.pipeline.book``).
+    """
     site = args.site or project.site_dir
-    if args.site is None and not build.is_current(project) and build.build(project) != 0:
-        return 1  # the site is built first when missing or older than its sources, as for the tests
     pages = [page for page in site_pages(project) if not args.page or any(part in page for part in args.page)]
     presets = args.preset or list(PRESETS)
     missing = [page for page in pages if not (site / page).is_file()]

@@ -3,7 +3,7 @@
 ``make audit`` installs Lighthouse (npm ``lighthouse``, pinned by
 ``booktools/checks/audit/package-lock.json``) into ``.venv/share/d2l-book/lighthouse/``
 with ``npm ci``; it drives Debian's ``chromium`` (``CHROME_PATH``), headless and
-without a sandbox, as the browser tests do. Each run is Lighthouse's default
+without a sandbox, as the browser tests do (``booktools.pdf.printer.chromium``). Each run is Lighthouse's default
 navigation with its simulated throttling: ``mobile`` is its default preset (a
 mid-range phone on a slow 4G network, the CPU slowed four times), ``desktop`` its
 ``--preset=desktop``. The simulation scales what it observed on this machine, so
@@ -16,14 +16,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from booktools.npm_packages import npm_prefix
+from booktools.pdf.printer import CHROMIUM_VARIABLE, chromium
+
 # Where `make audit` installs the pinned Lighthouse (npm ci --prefix LIGHTHOUSE_PREFIX).
-LIGHTHOUSE_PREFIX = Path(sys.prefix) / "share" / "d2l-book" / "lighthouse"
+LIGHTHOUSE_PREFIX = npm_prefix("lighthouse")
 CLI = Path("node_modules") / "lighthouse" / "cli" / "index.js"
-CHROMIUM = Path(os.environ.get("BOOK_CHROMIUM", "/usr/bin/chromium"))
 CHROME_FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage")
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 PRESETS = ("mobile", "desktop")
@@ -65,8 +66,9 @@ def cli(prefix: Path = LIGHTHOUSE_PREFIX) -> Path:
     script = prefix / CLI
     if not script.is_file():
         raise LighthouseError(f"no Lighthouse in {prefix}: `make audit` installs it (booktools/checks/audit/)")
-    if not CHROMIUM.exists():
-        raise LighthouseError(f"no browser at {CHROMIUM} (apt-get install chromium, or set BOOK_CHROMIUM)")
+    browser = chromium()
+    if not browser.exists():
+        raise LighthouseError(f"no browser at {browser} (apt-get install chromium, or set {CHROMIUM_VARIABLE})")
     return script
 
 
@@ -129,7 +131,7 @@ def audit(url: str, preset: str, report: Path, blocked: tuple[str, ...] = ()) ->
         raise ValueError(f"preset is one of {PRESETS}, not {preset!r}")
     report.parent.mkdir(parents=True, exist_ok=True)
     report.unlink(missing_ok=True)
-    environment = {**os.environ, "CHROME_PATH": str(CHROMIUM)}
+    environment = {**os.environ, "CHROME_PATH": str(chromium())}
     done = subprocess.run(
         command(url, preset, report, blocked),
         env=environment,

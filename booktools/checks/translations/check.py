@@ -105,7 +105,7 @@ def check(project: Project, languages: list[str] | None = None) -> list[str]:
 
     Raises:
         GlossaryError: if ``chapters/glossary.yml`` is malformed.
-        booktools.sources.schema.ConfigError: if ``_config.yml``'s editions are.
+        booktools.configuration.schema.ConfigError: if ``_config.yml``'s editions are.
     """
     problems = check_library_messages(project)  # d2l_lib's own strings, in every edition
     problems += check_registry(project)  # the words the code shows, as English lists them

@@ -3,34 +3,16 @@
 :func:`check_registry` holds the list to the English pages: every template it lists is in
 its page's code, and every literal the English code shows the reader (``print``'s arguments,
 labels, titles, legends; ``booktools.sources.code_text.display_literals``) is listed, to be
-translated or kept with a reason. :func:`edition_pairs` aligns every translated page with
-English and returns what each edition wrote for each template: the library's table
-(``d2l_lib/figure_text.json``, written by ``make lib``) is made from it.
+translated or kept with a reason. What each edition wrote for each template is
+``booktools.sources.code_text.edition_pairs``.
 """
 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-import nbformat
-
-from booktools.checks.translations.pycode import prepared_tree
 from booktools.project import SOURCE_LANGUAGE, Project
-from booktools.sources.code_text import align, display_literals, read_registry, registry_file, template
-
-
-def _code_trees(path: Path, language: str) -> list[tuple[str, ast.Module]]:
-    """(cell id, parsed code) of every code cell of a notebook that parses."""
-    notebook = nbformat.read(path, as_version=4)
-    trees = []
-    for cell in notebook.cells:
-        if cell.cell_type == "code":
-            try:
-                trees.append((str(cell.get("id")), prepared_tree(cell.source, language)))
-            except SyntaxError:
-                continue
-    return trees
+from booktools.sources.code_text import code_trees, display_literals, read_registry, registry_file, template
 
 
 def check_registry(project: Project) -> list[str]:
@@ -45,7 +27,7 @@ def check_registry(project: Project) -> list[str]:
     for page, path in pages.items():
         listed = registry.page(page)
         present: set[str] = set()
-        for cell_id, tree in _code_trees(path, SOURCE_LANGUAGE):
+        for cell_id, tree in code_trees(path, SOURCE_LANGUAGE):
             present |= {str(found) for node in ast.walk(tree) if (found := template(node)) is not None}
             for text, line in display_literals(tree):
                 kept_seen.add(text)
@@ -63,25 +45,3 @@ def check_registry(project: Project) -> list[str]:
         for text in sorted(set(registry.keep) - kept_seen)
     ]
     return problems
-
-
-def edition_pairs(project: Project) -> dict[str, set[tuple[str, str]]]:
-    """Return, per translated edition, its (English, translated) templates of the listed words."""
-    registry = read_registry(project)
-    found: dict[str, set[tuple[str, str]]] = {}
-    for english in project.pages(SOURCE_LANGUAGE):
-        if english.suffix != ".ipynb":
-            continue
-        texts = registry.page(english.stem)
-        english_trees = dict(_code_trees(english, SOURCE_LANGUAGE))
-        for language in project.editions():
-            if language == SOURCE_LANGUAGE:
-                continue
-            translation = project.edition_dir(language) / english.name
-            pairs = found.setdefault(language, set())
-            if not translation.exists():  # the translation checker reports a missing page
-                continue
-            for cell_id, tree in _code_trees(translation, language):
-                if cell_id in english_trees:
-                    pairs |= {(a, b) for a, b, _ in align(english_trees[cell_id], tree, texts).pairs if a != b}
-    return found

@@ -34,8 +34,9 @@ from booktools.checks.translations.markdown import parsed
 from booktools.checks.translations.prose import (
     quote,
 )
-from booktools.checks.translations.pycode import normalized_code, prepared_tree
+from booktools.checks.translations.pycode import normalized_code
 from booktools.project import SOURCE_LANGUAGE
+from booktools.sources.cell_code import prepared_tree
 from booktools.sources.code_text import align, normalized_output, to_english_output
 from booktools.sources.exercises import EDITION_OUTPUT_TAGS
 from booktools.sources.frameworks import TabError, cell_frameworks

@@ -3,7 +3,7 @@
 The file maps each concept to how English prose names it (``en``, a regular
 expression) and, for each edition's language code, the term chosen and the
 variants banned. It is validated on load against the schema below
-(``booktools.sources.schema``): a misspelt key, a value of the wrong type, a bad pattern
+(``booktools.configuration.schema``): a misspelt key, a value of the wrong type, a bad pattern
 or a language that is not an edition fails with the file, the key and what was
 expected. A new rule is a new field: one line in :class:`LanguageRule` (per
 concept and language), :class:`StyleRule` (per style rule) or :class:`Glossary`
@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from booktools.configuration.book import SOURCE_LANGUAGE, configured_editions
+from booktools.configuration.schema import ConfigError, load
 from booktools.project import Project
-from booktools.sources.config import SOURCE_LANGUAGE, configured_editions
-from booktools.sources.schema import ConfigError, load
 
 FLAGS = re.IGNORECASE | re.MULTILINE
 

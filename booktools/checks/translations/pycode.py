@@ -14,45 +14,12 @@ import re
 import tokenize
 
 from booktools.checks.translations.prose import segments
-from booktools.sources.exercises import LANGUAGE_ARGUMENT
+from booktools.sources.cell_code import docstrings, prepared_tree
 from booktools.sources.save_marks import SAVE_MARK
 
 CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 # Comments addressed to tools, not readers (mypy, ruff, black, coverage): not prose, never translated.
 TOOL_COMMENT = re.compile(r"^(?:type:\s*ignore(?:\[[\w\-, ]*\])?|noqa(?::[\w, ]*)?|fmt:\s*(?:on|off|skip)|pragma:.*)$")
-DocumentedNode = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-
-
-def _docstrings(tree: ast.AST) -> list[tuple[DocumentedNode, ast.Expr, str]]:
-    """Return (owner, statement, text) of every docstring in ``tree``."""
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
-            first = node.body[0]
-            if (
-                isinstance(first, ast.Expr)
-                and isinstance(first.value, ast.Constant)
-                and isinstance(first.value.value, str)
-            ):
-                found.append((node, first, first.value.value))
-    return found
-
-
-def prepared_tree(source: str, language: str | None = None) -> ast.Module:
-    """Return the parsed code of a cell with every docstring the same (see :func:`normalized_code`).
-
-    Raises:
-        SyntaxError: if the cell is not valid Python.
-    """
-    tree = ast.parse(source)
-    for owner, _, _ in _docstrings(tree):
-        owner.body[0] = ast.Expr(ast.Constant("<docstring>"))
-    if language is not None:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.keyword) and node.arg == LANGUAGE_ARGUMENT:
-                if isinstance(node.value, ast.Constant) and node.value.value == language:
-                    node.value = ast.Name("<edition>")
-    return tree
 
 
 @functools.lru_cache(maxsize=4096)  # a check reads each English cell once per edition, and tests check often
@@ -96,7 +63,7 @@ def _code_prose(source: str) -> tuple[tuple[int, str], ...]:
         elif text:
             pieces.append((token.start[0], text))
         block_end = token.start[0] if text and whole_line else -1
-    pieces += [(statement.lineno, text) for _, statement, text in _docstrings(tree)]
+    pieces += [(statement.lineno, text) for _, statement, text in docstrings(tree)]
     result = []
     for line, text in pieces:
         result += [(line + number - 1, sentence) for number, sentence in segments(CODE_SPAN.sub(" ", text))]

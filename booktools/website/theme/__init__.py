@@ -1,11 +1,10 @@
 """Sphinx extension that turns one Jupyter Book edition into a site of its language.
 
 ``booktools.website.build`` loads it into every edition's build (``sphinx.local_extensions``
-of the derived configuration) and passes three configuration values:
-
-- ``book_edition``: the language code of the edition being built (``"ko"``);
-- ``book_editions``: every edition, as ``{"code", "name", "title", "locale"}`` mappings;
-- ``book_site_url``: the site's base URL (``booktools.website.site_url``).
+of the derived configuration) and passes it one Sphinx setting, ``book``: a mapping
+that ``booktools.website.theme.settings.BookSettings`` types and validates (the edition,
+every edition, the site's URL, the PDFs, the Live code kernel, the edition's strings and
+the warning file), read through ``booktools.website.theme.settings.settings``.
 
 It then
 
@@ -26,11 +25,13 @@ It then
   button at the chosen framework's notebook (``booktools.website.theme.tabs``);
 - links the book's PDFs, one per framework, from every page's download menu
   (``booktools.website.theme.pdf_links``);
-- writes the build's warnings, and only those, to ``book_warning_file``
+- writes the build's warnings, and only those, to the settings' ``warning_file``
   (``booktools.website.theme.warning_file``), which ``booktools.website.build`` reads;
-- loads little before the first paint: scripts deferred, icons as inline SVG, the
-  search index only on the search page, a favicon, Korean broken between words
-  (``booktools.website.theme.loading``, ``booktools.website.theme.icons``);
+- loads little before the first paint: scripts deferred, the search index only on the
+  search page, a favicon, Korean broken between words (``booktools.website.theme.loading``);
+- rewrites every written page in named steps once the build is done: icons as inline
+  SVG, plain code tokens, image sizes, code blocks' tab stops and line counts, then
+  one bundled stylesheet and cut icon fonts (``booktools.website.theme.page_steps``);
 - fixes what axe-core finds in the pages (``booktools.website.theme.a11y``), among them
   two components of pydata-sphinx-theme overridden in ``templates/``
   (``search-button-field.html``, ``theme-switcher.html``; each says why).
@@ -52,8 +53,11 @@ from booktools.website.theme.katex_math import setup_katex_math
 from booktools.website.theme.live import setup_live
 from booktools.website.theme.loading import setup_loading
 from booktools.website.theme.metadata import setup_metadata
+from booktools.website.theme.page_steps import setup_page_steps
 from booktools.website.theme.pdf_links import setup_pdf_links
 from booktools.website.theme.search import SearchKorean
+from booktools.website.theme.settings import register_settings, settings, settings_of
+from booktools.website.theme.tab_stops import setup_tab_stops
 from booktools.website.theme.tabs import setup_tabs
 from booktools.website.theme.theme_words import setup as setup_theme_words
 from booktools.website.theme.warning_file import setup_warning_file
@@ -76,14 +80,14 @@ def edition_links(app: Sphinx, pagename: str) -> list[dict[str, Any]]:
     target = app.builder.get_target_uri(pagename)
     here = posixpath.dirname(pagename) or "."
     links = []
-    for edition in app.config.book_editions:
-        code = edition["code"]
+    book = settings(app)
+    for edition in book.editions:
         links.append(
             {
-                "code": code,
-                "name": edition["name"],
-                "url": posixpath.relpath(f"../{code}/{target}", here),
-                "current": code == app.config.book_edition,
+                "code": edition.code,
+                "name": edition.name,
+                "url": posixpath.relpath(f"../{edition.code}/{target}", here),
+                "current": edition.code == book.edition,
             }
         )
     return links
@@ -112,7 +116,7 @@ def add_theme_files(app: Sphinx, config: Config) -> None:
 
 def add_switcher_to_header(app: Sphinx, config: Config) -> None:
     """Put the language switcher at the end of the article header, after the theme's buttons."""
-    if not config.book_editions:
+    if not settings_of(config).editions:
         return
     options = config.html_theme_options
     items = options.get("article_header_end", "article-header-buttons.html")
@@ -143,7 +147,7 @@ def update_page_context(app: Sphinx, pagename: str, templatename: str, context: 
         # In place: later handlers add to this very list.
         if isinstance(context.get(key), list):
             context[key][:] = [asset for asset in context[key] if not _is_thebe_asset(asset)]
-    if not app.config.book_editions:
+    if not settings(app).editions:
         return
     links = edition_links(app, pagename)
     context["book_edition_links"] = links
@@ -151,10 +155,9 @@ def update_page_context(app: Sphinx, pagename: str, templatename: str, context: 
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the configuration values, events and the Korean search language."""
+    """Register the settings, events and the Korean search language."""
+    register_settings(app)
     setup_warning_file(app)
-    app.add_config_value("book_edition", "", "html", types=[str])
-    app.add_config_value("book_editions", [], "html", types=[list])
     app.add_search_language(SearchKorean)
     app.connect("config-inited", drop_fixed_search_text)
     app.connect("config-inited", add_theme_files)
@@ -169,6 +172,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_metadata(app)
     setup_katex_math(app)
     setup_loading(app)
+    setup_page_steps(app)
+    setup_tab_stops(app)
     setup_pdf_links(app)
     setup_theme_words(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -32,7 +32,6 @@ from __future__ import annotations
 import functools
 import re
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ from sphinx.util.math import get_node_equation_number
 from sphinx.writers.html5 import HTML5Translator
 from sphinxcontrib.katex import KaTeXError, render_latex
 
+from booktools.npm_packages import npm_prefix
 from booktools.website.theme.font_subset import stylesheet_characters, subset_font
 from booktools.website.theme.katex_fonts import drawn_characters, page_fonts
 from booktools.website.theme.katex_server import start_render_server
@@ -55,7 +55,7 @@ logger = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 RENDERER = "book-katex"  # Sphinx's html_math_renderer
 # Where `make setup` installs the pinned KaTeX (npm ci --prefix KATEX_PREFIX).
-KATEX_PREFIX = Path(sys.prefix) / "share" / "d2l-book" / "katex"
+KATEX_PREFIX = npm_prefix("katex")
 KATEX_STATIC = "katex"  # under _static/
 STYLESHEET = "katex.css"  # KaTeX's stylesheet, then the book's rules (BOOK_RULES)
 BOOK_RULES = HERE / "katex" / "book-math.css"

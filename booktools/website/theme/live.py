@@ -23,8 +23,8 @@ Jupyter Book's own Thebe support (sphinx-thebe) is not used: it loads Thebe from
 unpkg.com, and its kernel settings are fixed at build time, while the local
 server's token changes with every run. Its page settings are removed.
 
-Where the kernel comes from is the Sphinx setting ``book_live_server`` (in
-``_config.yml``, ``sphinx.config``):
+Where the kernel comes from is the extension's setting ``live_server`` (in
+``_config.yml``, ``sphinx.config.book``; ``booktools.website.theme.settings``):
 
 - ``local`` (the default): the Jupyter server ``make serve`` starts
   (``booktools.servers.serve``). Its address and per-run token are not in the site: the
@@ -34,7 +34,7 @@ Where the kernel comes from is the Sphinx setting ``book_live_server`` (in
   BinderHub API): Binder builds ``repository.url`` at ``repository.branch`` and
   starts a kernel there.
 
-The interface strings are ``book_live_strings``, every key of
+The interface strings are the setting ``live_strings``, a
 ``booktools.sources.strings.LiveStrings``, from the edition's ``strings.yml``.
 """
 
@@ -43,7 +43,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -52,14 +51,15 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
-from booktools.servers.kernel import NAME as KERNEL_NAME
+from booktools.derive.kernel import NAME as KERNEL_NAME
+from booktools.npm_packages import npm_prefix
 from booktools.sources.strings import LiveStrings
+from booktools.website.theme.settings import CONFIG_VALUE, LOCAL_SERVER, settings_of
 
 # Where `make setup` installs the pinned Thebe (npm ci --prefix THEBE_PREFIX).
-THEBE_PREFIX = Path(sys.prefix) / "share" / "d2l-book" / "thebe"
+THEBE_PREFIX = npm_prefix("thebe")
 THEBE_STATIC = "thebe"  # under _static/
 SETTINGS_ID = "d2l-live-settings"
-LOCAL = "local"
 # The path make serve's web server answers with the Jupyter server's address and token.
 SERVER_INFO_PATH = "/_live/server.json"
 # The kernel a Binder image offers (the d2l-book kernel spec exists only where make setup ran).
@@ -81,24 +81,23 @@ def thebe_source(prefix: Path = THEBE_PREFIX) -> Path:
 
 def live_settings(config: Config) -> dict[str, Any]:
     """Return what ``live-code.js`` needs: the kernel source, the kernel and the strings."""
-    server = str(config.book_live_server or LOCAL).strip()
-    strings = {str(key): str(value) for key, value in (config.book_live_strings or {}).items()}
-    if sorted(strings) != sorted(STRINGS):
+    book = settings_of(config)
+    server = book.live_server
+    if book.live_strings is None:
         raise ExtensionError(
-            f"book_live_strings: expected the keys {sorted(STRINGS)}, got {sorted(strings)} "
+            f"{CONFIG_VALUE}.live_strings is not set: expected the keys {sorted(STRINGS)} "
             "(the edition's strings.yml, booktools.sources.strings)"
         )
+    strings = dataclasses.asdict(book.live_strings)
     settings: dict[str, Any] = {"strings": strings, "thebe": f"_static/{THEBE_STATIC}/"}
-    if server == LOCAL:
-        settings.update(mode=LOCAL, serverInfo=SERVER_INFO_PATH, kernel=KERNEL_NAME)
+    if server == LOCAL_SERVER:
+        settings.update(mode=LOCAL_SERVER, serverInfo=SERVER_INFO_PATH, kernel=KERNEL_NAME)
         return settings
-    if not server.startswith(("https://", "http://")):
-        raise ExtensionError(f"book_live_server must be {LOCAL!r} or a BinderHub URL, not {server!r}")
     options = config.html_theme_options
     repository = str(options.get("repository_url", "")).rstrip("/")
     owner_repo = repository.split("github.com/", 1)[-1] if "github.com/" in repository else ""
     if owner_repo.count("/") != 1:
-        raise ExtensionError("book_live_server names a BinderHub: set repository.url to a GitHub repository")
+        raise ExtensionError(f"{CONFIG_VALUE}.live_server names a BinderHub: set repository.url to a GitHub repository")
     settings.update(
         mode="binder",
         kernel=BINDER_KERNEL,
@@ -141,8 +140,6 @@ def copy_thebe(app: Sphinx, exception: Exception | None) -> None:
 
 def setup_live(app: Sphinx) -> None:
     """Register the settings and the handlers of the Live code button."""
-    app.add_config_value("book_live_server", LOCAL, "html", types=[str])
-    app.add_config_value("book_live_strings", {}, "html", types=[dict])
     app.connect("config-inited", add_live_assets)
     # After sphinx-thebe (priority 500) has added its settings to the page.
     app.connect("doctree-resolved", drop_sphinx_thebe_settings, priority=600)

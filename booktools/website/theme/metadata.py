@@ -36,6 +36,7 @@ from sphinx.application import Sphinx
 from sphinx.locale import _ as sphinx_translation
 
 from booktools.website import site_url
+from booktools.website.theme.settings import settings
 
 TEMPLATE = "page-metadata.html"
 # The titles the templates of the pages without a doctree give them (Sphinx's basic theme).
@@ -149,23 +150,23 @@ def add_page_metadata(
 
     Runs before sphinxext-opengraph, which then finds the description and uses it.
     """
-    if app.builder.format != "html" or not app.config.book_editions:
+    book = settings(app)
+    if app.builder.format != "html" or not book.editions:
         return
     description = description_of(app, context, doctree)
     # sphinxext-opengraph writes fields as they are, escaping only quotes.
     context["meta"] = {**(context.get("meta") or {}), "og:description": html.escape(description, quote=False)}
-    editions = app.config.book_editions
-    current = next(edition for edition in editions if edition["code"] == app.config.book_edition)
+    current = next(edition for edition in book.editions if edition.code == book.edition)
     root = app.builder.get_target_uri(app.config.root_doc)
     links = site_url.alternates(
-        app.config.book_site_url, [edition["code"] for edition in editions], app.builder.get_target_uri(pagename), root
+        book.site_url, [edition.code for edition in book.editions], app.builder.get_target_uri(pagename), root
     )
     tags = app.builder.templates.render(
         TEMPLATE,
         {
             "description": description,
-            "locale": current["locale"],
-            "other_locales": [edition["locale"] for edition in editions if edition is not current],
+            "locale": current.locale,
+            "other_locales": [edition.locale for edition in book.editions if edition is not current],
             "alternates": links,
         },
     )
@@ -176,7 +177,7 @@ def add_open_graph_without_doctree(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
 ) -> None:
     """Give the pages sphinxext-opengraph skips, those without a doctree (search, general index), its tags."""
-    if app.builder.format != "html" or doctree is not None or not app.config.book_editions:
+    if app.builder.format != "html" or doctree is not None or not settings(app).editions:
         return
     from sphinxext.opengraph import get_tags
 
@@ -200,7 +201,6 @@ def add_open_graph_without_doctree(
 
 
 def setup_metadata(app: Sphinx) -> None:
-    """Register ``book_site_url`` and the page-context handlers, around sphinxext-opengraph's (priority 500)."""
-    app.add_config_value("book_site_url", "", "html", types=[str])
+    """Register the page-context handlers, around sphinxext-opengraph's (priority 500)."""
     app.connect("html-page-context", add_page_metadata, priority=450)
     app.connect("html-page-context", add_open_graph_without_doctree, priority=550)

@@ -41,7 +41,6 @@ _REQUIRED = re.compile(r"[.#]((?:[\w-]|\\.)+)")
 # At-rules whose block holds rules, filtered like the stylesheet itself.
 NESTING_AT_RULES = {"media", "supports", "layer", "container"}
 SKIPPED_SCRIPTS = ("mathjax",)  # folders of _static whose scripts add no class of the theme
-BLOCKS = (ast.FunctionBlock, ast.ParenthesesBlock, ast.SquareBracketsBlock, ast.CurlyBracketsBlock)
 
 
 def used_words(outdir: Path) -> set[str]:

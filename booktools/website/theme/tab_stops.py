@@ -7,73 +7,76 @@ by reading its scroll and client sizes, which makes the browser lay the page out
 again there and then if anything changed since (a font or an image that arrived):
 on the chapter, about 0.3 s of a phone's main thread, in one task.
 
-Here, after the build:
+The book changes that without touching the theme's script:
 
-- :func:`check_as_reached` rewrites the theme's script
-  (``_static/scripts/pydata-sphinx-theme.js``) to do the same check per element, when
-  it first comes within a screen's height of the viewport (an ``IntersectionObserver``),
-  where the page is laid out already. The theme re-checks on a resize and when the
-  main content changes, as before. It leaves out the code blocks that
-  ``booktools.website.theme.code_layout`` marks: their content is laid out only when
-  the reader comes near them, so reading their sizes earlier would find nothing to
-  scroll; ``templates/layout.html`` checks each of them whenever the browser lays it
-  out. The theme is pinned in ``requirements.txt``; the build fails if its script no
-  longer holds the check;
-- :func:`focusable_code` gives every ``<pre>`` of a page ``tabindex="0"`` in the HTML,
-  so that a code block the check has not reached yet can be scrolled from the keyboard
-  too; the check takes the tab stop from the ones that do not scroll once it reaches them.
+- ``templates/layout.html`` (the page's first, inline script) answers the theme's
+  query for those elements (``document.querySelectorAll`` with exactly
+  :data:`THEME_SELECTOR`) with no element, and instead checks each of them when it
+  first comes within a screen's height of the viewport (an ``IntersectionObserver``),
+  where the page is laid out already. The theme asks again on a resize and when
+  the main content changes, and each time gets the same answer. The code blocks
+  that ``booktools.website.theme.code_layout`` marks are left out: their content is
+  laid out only when the reader comes near them, and the same script checks each of
+  them whenever the browser lays it out. The override is written for the theme's
+  release :data:`THEME_VERSION`, the one ``requirements.txt`` pins: the build fails
+  (:func:`check_theme_version`) and ``tests/tooling/test_tab_stops.py`` fails on another;
+- :func:`focusable_code` gives every ``<pre>`` of a page ``tabindex="0"`` in the HTML
+  (a step of ``booktools.website.theme.page_steps``), so that a code block the check
+  has not reached yet can be scrolled from the keyboard too; the check takes the tab
+  stop from the ones that do not scroll once it reaches them.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from importlib.metadata import version
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.errors import ExtensionError
 
 from booktools.website.theme.code_layout import LINES_PROPERTY
 
-THEME_SCRIPT = Path("_static") / "scripts" / "pydata-sphinx-theme.js"
-SCROLLABLE = (
-    '["pre",".nboutput > .output_area",".cell_output > .output",".jp-RenderedHTMLCommon",'
-    '".pst-scrollable-table-container"]'
+THEME = "pydata-sphinx-theme"
+# The theme's release the override in templates/layout.html was written for.
+THEME_VERSION = "0.17.1"
+# The selector the theme's check queries, as the override in templates/layout.html matches it.
+THEME_SELECTOR = (
+    "pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, .pst-scrollable-table-container"
 )
-# The theme's check, as its minified script holds it: every element, at once.
-EAGER_CHECK = (
-    "const e=()=>{document.querySelectorAll(" + SCROLLABLE + '.join(", ")).forEach(e=>{'
-    "e.tabIndex=e.scrollWidth>e.clientWidth||e.scrollHeight>e.clientHeight?0:-1})}"
-)
-# The same check, per element, when the element first comes within a screen's height of the viewport;
-# not for the code blocks laid out only when reached (code_layout), which templates/layout.html checks.
-CHECK_AS_REACHED = (
-    "const e=()=>{const t=new IntersectionObserver(n=>{for(const o of n)if(o.isIntersecting){const e=o.target;"
-    "e.tabIndex=e.scrollWidth>e.clientWidth||e.scrollHeight>e.clientHeight?0:-1,t.unobserve(e)}},"
-    '{rootMargin:"100% 0px"});document.querySelectorAll(' + SCROLLABLE + '.join(", "))'
-    '.forEach(e=>e.style.getPropertyValue("' + LINES_PROPERTY + '")||t.observe(e))}'
-)
+# What templates/layout.html reads, from the pages' context.
+CONTEXT_KEY = "book_tab_stops"
 _PRE = re.compile(r"<pre(?=[\s>])(?![^>]*\btabindex=)")
 
 
-class ThemeScriptChanged(Exception):
-    """The theme's script does not hold the check this module rewrites."""
+def theme_version_problem(installed: str) -> str:
+    """Return why the override cannot be trusted with the theme's release ``installed`` ("" if it can)."""
+    if installed == THEME_VERSION:
+        return ""
+    return (
+        f"{THEME} is {installed}, but templates/layout.html overrides the tab-stop check of {THEME_VERSION} "
+        "(booktools/website/theme/tab_stops.py): check the theme's check against the override, then update "
+        "THEME_VERSION and requirements.txt together"
+    )
 
 
-def check_as_reached(outdir: Path) -> bool:
-    """Rewrite the theme's script in ``outdir`` to check each element when it is reached.
+def check_theme_version(app: Sphinx, config: Config) -> None:
+    """Fail the build when the installed theme is not the release the override was written for.
 
-    Returns False when the site has no theme script. Raises :class:`ThemeScriptChanged` when
-    the script holds neither the theme's check nor the rewritten one.
+    Then give the templates what the override matches: the theme's selector, and the
+    property that marks the code blocks laid out only when reached.
     """
-    script = outdir / THEME_SCRIPT
-    if not script.is_file():
-        return False
-    text = script.read_text(encoding="utf-8")
-    if CHECK_AS_REACHED in text:
-        return True
-    if text.count(EAGER_CHECK) != 1:
-        raise ThemeScriptChanged(f"{script}: pydata-sphinx-theme's tab-stop check is not where it was in 0.17.1")
-    script.write_text(text.replace(EAGER_CHECK, CHECK_AS_REACHED), encoding="utf-8")
-    return True
+    problem = theme_version_problem(version(THEME))
+    if problem:
+        raise ExtensionError(problem)
+    config.html_context[CONTEXT_KEY] = {"selector": THEME_SELECTOR, "lines": LINES_PROPERTY}
 
 
 def focusable_code(text: str) -> str:
     """Return an HTML page whose ``<pre>`` elements all have a tab stop (``tabindex="0"``)."""
     return _PRE.sub('<pre tabindex="0"', text)
+
+
+def setup_tab_stops(app: Sphinx) -> None:
+    """Check the theme's release, and give the templates the override's values, at the start of the build."""
+    app.connect("config-inited", check_theme_version)

@@ -17,8 +17,8 @@ in a citation of three or more authors; an edition that lists them gets its own.
 The footer's author line is the edition's ``footer_author`` (``templates/author.html``): the
 theme's Korean "By" comes out as a particle.
 
-Settings (``booktools.sources.strings.sphinx_settings``): ``book_theme_words``,
-``book_footer_author``.
+Settings (``booktools.website.theme.settings.BookSettings``): ``theme_words``,
+``footer_author``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import translators
+
+from booktools.website.theme.settings import settings, settings_of
 
 # pydata-sphinx-theme's words are in Sphinx's own catalog; sphinx-book-theme's and sphinx-exercise's in theirs
 THEME_CATALOGS = ("sphinx", "booktheme", "exercise")
@@ -50,13 +52,13 @@ class EditionWords(gettext.NullTranslations):
 
 
 def add_edition_words(app: Sphinx, config: Config) -> None:
-    """Put the edition's ``book_theme_words`` in front of each theme catalog.
+    """Put the edition's ``theme_words`` in front of each theme catalog.
 
     A catalog is looked up by name at each translation (``sphinx.locale.get_translation``),
     so the edition's words go in front of it. The templates hold Sphinx's own catalog object
     (installed in Jinja), so that one gets the words behind it too: they are the words it lacks.
     """
-    words = dict(config.book_theme_words)
+    words = dict(settings_of(config).theme_words)
     if not words:
         return
     for catalog in THEME_CATALOGS:
@@ -75,14 +77,14 @@ def use_edition_words_in_templates(app: Sphinx) -> None:
     """Give the templates' ``_()`` and ``{% trans %}`` the catalog with the edition's words in front."""
     templates = getattr(app.builder, "templates", None)
     environment = getattr(templates, "environment", None)
-    if environment is not None and dict(app.config.book_theme_words):
+    if environment is not None and settings(app).theme_words:
         environment.install_gettext_translations(translators[("general", "sphinx")], newstyle=True)
 
 
 def translate_field_names(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """Write the field names Sphinx translated at import ("Returns" as the catalog has it) in the edition's words."""
     behind = SPHINX_CATALOG_BEFORE.get(app)
-    words = dict(app.config.book_theme_words)
+    words = settings(app).theme_words
     if behind is None or not words:
         return
     as_translated = {behind.gettext(english): mine for english, mine in words.items()}
@@ -99,7 +101,7 @@ CITATION_WORDS = ("n.d.", "et al.")
 
 def translate_citation_words(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """Write "n.d." and "et al." in citations and the bibliography in the edition's words, where it gives them."""
-    words = {word: mine for word, mine in dict(app.config.book_theme_words).items() if word in CITATION_WORDS}
+    words = {word: mine for word, mine in settings(app).theme_words.items() if word in CITATION_WORDS}
     if not words:
         return
     for text in list(doctree.findall(nodes.Text)):
@@ -121,13 +123,11 @@ def _ancestors(node: nodes.Node) -> list[nodes.Node]:
 
 def add_footer_author(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     """Give ``templates/author.html`` the edition's author line."""
-    context["book_footer_author"] = app.config.book_footer_author
+    context["book_footer_author"] = settings(app).footer_author
 
 
 def setup(app: Sphinx) -> None:
-    """Register the settings, and add the words once the themes' catalogs are loaded."""
-    app.add_config_value("book_theme_words", {}, "html", types=[dict])
-    app.add_config_value("book_footer_author", "", "html", types=[str])
+    """Add the words once the themes' catalogs are loaded."""
     app.connect("config-inited", add_edition_words, priority=100)  # before sphinx-exercise's numfig format
     app.connect("html-page-context", add_footer_author)
     app.connect("doctree-resolved", translate_citation_words)

@@ -3,7 +3,8 @@
 ``jupyter-book build`` has no option for Sphinx's warning file, so a build's
 problems could only be told by reading its whole output, where any library a page
 imports may print lines of its own (TensorFlow's start-up notes begin with
-``WARNING:`` on some CPUs). With ``book_warning_file`` set, this extension tees
+``WARNING:`` on some CPUs). With the setting ``warning_file`` set
+(``booktools.website.theme.settings``), this extension tees
 Sphinx's warning stream into that file: what lands there is exactly what Sphinx
 and its extensions report as warnings and errors (with their location), the lines
 that ``-W`` counts, and nothing that a dependency prints. ``booktools.website.build`` reads
@@ -21,7 +22,7 @@ from sphinx.config import Config
 from sphinx.util.console import strip_escape_sequences
 from sphinx.util.logging import NAMESPACE, WarningStreamHandler
 
-CONFIG_VALUE = "book_warning_file"
+from booktools.website.theme.settings import settings_of
 
 
 class WarningFileError(RuntimeError):
@@ -60,8 +61,8 @@ def warning_handler() -> WarningStreamHandler:
 
 
 def tee_warnings(app: Sphinx, config: Config) -> None:
-    """Tee the warning stream into ``book_warning_file`` (emptied first), when it is set."""
-    path = str(getattr(config, CONFIG_VALUE, "") or "")
+    """Tee the warning stream into the settings' ``warning_file`` (emptied first), when it is set."""
+    path = settings_of(config).warning_file
     if not path:
         return
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -72,7 +73,6 @@ def tee_warnings(app: Sphinx, config: Config) -> None:
 
 
 def setup_warning_file(app: Sphinx) -> None:
-    """Register ``book_warning_file`` and the tee (called by ``booktools.website.theme.setup``)."""
-    app.add_config_value(CONFIG_VALUE, "", "", types=[str])
+    """Register the tee (called by ``booktools.website.theme.setup``)."""
     # First among the config-inited handlers, so that their warnings are in the file too.
     app.connect("config-inited", tee_warnings, priority=0)

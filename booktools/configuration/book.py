@@ -1,9 +1,10 @@
 """The book's own settings in ``_config.yml``, validated on load: the editions and the repository.
 
 ``_config.yml`` is Jupyter Book's configuration. booktools reads a few keys of it
-and checks them against the schema below (``booktools.sources.schema``): ``editions``,
+and checks them against the schema below (``booktools.configuration.schema``): ``editions``,
 which is booktools' own (Jupyter Book never sees it), ``title`` and
-``repository``, which the Colab install cell and the editions' titles use, and
+``repository``, which the Colab install cell and the editions' titles use, ``author``,
+which the PDFs' cover names, and
 ``html.baseurl``, the address the site is published at, from which every absolute
 URL of the site is made (``booktools.website.site_url``). Every
 other key is Jupyter Book's and is passed to it as it is, except a key that looks
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from booktools.sources.schema import ConfigError, validate
+from booktools.configuration.schema import ConfigError, validate
 
 __all__ = [
     "SOURCE_LANGUAGE",
@@ -95,6 +96,7 @@ class BookConfig:
     repository: Repository
     html: HtmlSettings
     title: str = ""
+    author: str = ""  # the book's authors, on the PDFs' cover
     parse: ParseSettings = field(default_factory=ParseSettings)
 
 

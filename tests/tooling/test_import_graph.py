@@ -1,0 +1,84 @@
+"""The packages of ``booktools`` import each other in one direction, at the top of their modules.
+
+The layers, from the bottom: what a package may import is below it, never above, so that
+a change low down is the only kind that can reach far, and no cycle hides in a function
+body. The entry point, ``booktools/__main__.py``, alone imports inside functions: each verb
+loads its stage when it runs, so that ``--help`` does not import every framework.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from booktools.project import Project
+
+PACKAGE = Project.here().root / "booktools"
+# Bottom first. A top-level module (project.py) is a layer of its own, as a package is.
+LAYERS = (
+    "configuration",
+    "npm_packages",
+    "project",
+    "sources",
+    "derive",
+    "slides",
+    "website",
+    "pdf",
+    "checks",
+    "pipeline",
+    "servers",
+    "__main__",
+)
+MODULES = sorted(path for path in PACKAGE.rglob("*.py") if "__pycache__" not in path.parts)
+
+
+def layer(module: str) -> str:
+    """The layer of a dotted module name under ``booktools`` (``booktools.website.theme.live`` -> ``website``)."""
+    return module.split(".")[1] if "." in module else module
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def booktools_imports(tree: ast.AST) -> list[tuple[ast.stmt, str]]:
+    """Every ``import booktools...`` and ``from booktools... import`` of a parsed module, with its target."""
+    found: list[tuple[ast.stmt, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "booktools":
+            found.append((node, node.module))
+        elif isinstance(node, ast.Import):
+            found += [(node, alias.name) for alias in node.names if alias.name.split(".")[0] == "booktools"]
+    return found
+
+
+def test_every_package_of_booktools_has_a_layer() -> None:
+    tops = {path.stem if path.is_file() else path.name for path in PACKAGE.iterdir()}
+    tops = {name for name in tops if not name.startswith(("_", ".")) or name == "__main__"} - {"__pycache__"}
+    assert sorted(tops - set(LAYERS)) == [], "add the new package to LAYERS, where it belongs"
+    assert sorted(set(LAYERS) - tops) == [], "a layer that no longer exists"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda path: path.relative_to(PACKAGE).as_posix())
+def test_a_module_imports_booktools_at_its_top_and_only_from_layers_below(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    name = module_name(path)
+    at_top = {id(node) for node in tree.body}
+    for node, target in booktools_imports(tree):
+        if target == "booktools" or layer(target) == layer(name) or name == "booktools":
+            continue
+        if name != "booktools.__main__":
+            assert id(node) in at_top, f"{name} imports {target} inside a function or block (line {node.lineno})"
+        assert LAYERS.index(layer(target)) < LAYERS.index(layer(name)), (
+            f"{name} (layer {layer(name)}) imports {target} (layer {layer(target)}), which is not below it"
+        )
+
+
+def test_the_check_finds_an_import_that_runs_upwards_or_hides_in_a_function() -> None:
+    tree = ast.parse("import os\n\ndef f():\n    from booktools.website import build\n")
+    ((node, target),) = booktools_imports(tree)
+    assert target == "booktools.website" and node not in tree.body
+    assert LAYERS.index(layer(target)) > LAYERS.index(layer("booktools.derive.notebooks"))

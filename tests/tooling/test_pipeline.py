@@ -1,0 +1,162 @@
+"""The build's stages (``booktools.pipeline``): each runs when what it reads has changed, and only then.
+
+The stages are the book's own (``pipeline.book.STAGES``: their reads, writes and needs),
+over a scratch copy of what a build reads; their work is replaced by a recorder that
+writes each declared output anew (but the library's, whose content a change of prose
+leaves as it is), so that these tests say which stage runs for which edition
+without building a site.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from booktools.pipeline import book
+from booktools.pipeline.graph import WHOLE_BOOK, Outcome, Stage, make, ordered, stale_tasks
+from booktools.pipeline.stamps import read_stamp
+from booktools.project import BUILD_INPUTS, Project
+
+PROJECT = Project.here()
+PAGE = "preliminaries.ipynb"
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Project:
+    """A copy of every file a build reads (``BUILD_INPUTS``)."""
+    for name in BUILD_INPUTS:
+        source = PROJECT.root / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif source.exists():
+            shutil.copy2(source, tmp_path / name)
+    return Project(tmp_path)
+
+
+def recorded(ran: list[str], fail: frozenset[str] = frozenset()) -> list[Stage]:
+    """``book.STAGES`` with each stage's work replaced: it writes its outputs and notes ``stage.edition``."""
+
+    def recorder(stage: Stage) -> Callable[[Project, list[str]], dict[str, Outcome]]:
+        def run(project: Project, editions: list[str]) -> dict[str, Outcome]:
+            outcomes = {}
+            for edition in editions:
+                ran.append(stage.task(edition))
+                if stage.task(edition) in fail:
+                    outcomes[edition] = Outcome.FAILED
+                    continue
+                for path in stage.writes(project, edition):
+                    if project.library_dir in path.parents:
+                        continue  # d2l_lib's modules: written again as they are, as the pages' code is the same
+                    if path.is_dir():
+                        path = path / "written"
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(f"{stage.task(edition)}, run {len(ran)}\n", encoding="utf-8")
+                outcomes[edition] = Outcome.DONE
+            return outcomes
+
+        return run
+
+    stages = [stage for stage in book.STAGES if stage.name != "audit"]
+    return [dataclasses.replace(stage, run=recorder(stage)) for stage in stages]
+
+
+def every_task(project: Project) -> set[str]:
+    return {stage.task(edition) for stage in recorded([]) for edition in stage.editions(project)}
+
+
+def test_the_first_build_runs_every_stage_and_the_second_none(scratch: Project) -> None:
+    ran: list[str] = []
+    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert set(ran) == every_task(scratch)
+    assert stale_tasks(scratch, recorded([])) == []
+    ran.clear()
+    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert ran == []
+
+
+def test_a_change_to_one_page_of_one_edition_rebuilds_that_edition_only(scratch: Project) -> None:
+    assert make(scratch, recorded([]), report=lambda line: None)
+    page = scratch.edition_dir("id") / PAGE
+    page.write_text(page.read_text(encoding="utf-8").replace("Persiapan", "Persiapan Awal", 1), encoding="utf-8")
+    ran: list[str] = []
+    assert make(scratch, recorded(ran), report=lambda line: None)
+    # The library and the notebooks read every page: they run, and d2l_lib is the same, so no
+    # other edition's site follows.
+    assert sorted(ran) == sorted(
+        ["library.book", "notebooks.book", "site.id", "slides.id", "pdf.id", f"root.{WHOLE_BOOK}"]
+    )
+
+
+def test_a_change_to_the_tools_rebuilds_everything(scratch: Project) -> None:
+    assert make(scratch, recorded([]), report=lambda line: None)
+    with (scratch.root / "booktools" / "pipeline" / "book.py").open("a", encoding="utf-8") as module:
+        module.write("# a change\n")
+    ran: list[str] = []
+    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert set(ran) == every_task(scratch)
+
+
+def test_a_missing_output_makes_its_stage_run_again(scratch: Project) -> None:
+    assert make(scratch, recorded([]), report=lambda line: None)
+    (scratch.slides_dir("ko") / "index.html").unlink()
+    ran: list[str] = []
+    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert ran == ["slides.ko", f"root.{WHOLE_BOOK}"]
+
+
+def test_a_failed_stage_is_not_stamped_and_what_needs_it_does_not_run(scratch: Project) -> None:
+    ran: list[str] = []
+    lines: list[str] = []
+    assert not make(scratch, recorded(ran, fail=frozenset({"site.ko"})), report=lines.append)
+    assert "pdf.ko" not in ran and f"root.{WHOLE_BOOK}" not in ran
+    assert "pdf.ko: not run, a stage it needs failed" in lines
+    assert read_stamp(scratch, "site.ko") == "" and read_stamp(scratch, "site.en") != ""
+    assert "site.ko" in stale_tasks(scratch, recorded([]))
+    ran.clear()
+    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert sorted(ran) == ["pdf.ko", f"root.{WHOLE_BOOK}", "site.ko"]
+
+
+def test_a_skipped_stage_leaves_the_build_not_current_and_runs_once_asked(scratch: Project) -> None:
+    ran: list[str] = []
+    assert make(scratch, recorded(ran), skip=frozenset({"pdf"}), report=lambda line: None)
+    assert not any(task.startswith("pdf.") for task in ran) and f"root.{WHOLE_BOOK}" in ran
+    assert {"pdf.en", "pdf.id", "pdf.ko"} <= set(stale_tasks(scratch, recorded([])))
+    ran.clear()
+    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert sorted(ran) == ["pdf.en", "pdf.id", "pdf.ko", f"root.{WHOLE_BOOK}"]
+
+
+def test_stages_are_ordered_by_their_needs_and_a_cycle_or_unknown_need_is_refused() -> None:
+    names = [stage.name for stage in ordered(book.STAGES)]
+    for stage in book.STAGES:
+        assert all(names.index(need) < names.index(stage.name) for need in stage.needs), stage.name
+    first, second = book.STAGES[0], book.STAGES[1]
+    with pytest.raises(ValueError, match="cycle"):
+        ordered([dataclasses.replace(first, needs=(second.name,)), dataclasses.replace(second, needs=(first.name,))])
+    with pytest.raises(ValueError, match="not stages"):
+        ordered([dataclasses.replace(first, needs=("nowhere",))])
+
+
+def test_make_book_is_root_with_everything_it_needs_and_the_audit_comes_after() -> None:
+    assert [stage.name for stage in book.stages_up_to(book.BOOK)] == [
+        "library",
+        "notebooks",
+        "site",
+        "slides",
+        "pdf",
+        "root",
+    ]
+    assert [stage.name for stage in book.stages_up_to("pdf")] == ["library", "site", "pdf"]
+    assert "audit" in [stage.name for stage in book.stages_up_to("audit")]
+
+
+def test_an_edition_s_site_reads_its_own_folder_and_no_other_edition_s(scratch: Project) -> None:
+    reads = book.edition_inputs(scratch, "id")
+    assert scratch.edition_dir("id") in reads
+    assert not {scratch.edition_dir("en"), scratch.edition_dir("ko"), scratch.chapters} & set(reads)
+    assert scratch.chapters / "alt_text.yml" in reads and scratch.library_dir in reads
