@@ -1,34 +1,40 @@
 """The stages of the build: what each reads, writes and needs, in one place.
 
-=============  ===========================================  =====================================  ==============
-stage          reads                                        writes                                 needs
-=============  ===========================================  =====================================  ==============
-``library``    booktools, the configuration, ``chapters/``  ``d2l_lib/<framework>.py``             --
-``notebooks``  the same                                     ``notebooks/<lang>/<framework>/``      --
-``site``       ``edition_inputs(<lang>)``:                  ``_build/html/<lang>/`` (but its       ``library``
-               the configuration, bibliography, figures,    ``slides/`` and ``pdf/``)
-               library, booktools, ``chapters/``' shared
-               files and ``chapters/<lang>/``
-``slides``     the same                                     ``_build/html/<lang>/slides/``         --
-``pdf``        booktools, the configuration, and ``site``'s ``_build/html/<lang>/pdf/``            ``site``
-               stamp for the edition (the pages it prints)
-``root``       booktools, the configuration, every          ``_build/html/index.html``,            ``site``,
-               edition's ``strings.yml``, and every stamp   ``preview.png``, ``sitemap.xml``,      ``slides``,
-               above                                        ``robots.txt``                         ``pdf``,
-                                                                                                   ``notebooks``
-``audit``      booktools, the configuration, ``root``'s     ``_build/audit/html/table.md``         ``root``
-               stamp (the whole built site)
-=============  ===========================================  =====================================  ==============
+=============  =========================================  ==================================  =============
+stage          reads (besides its code and tools)         writes                              needs
+=============  =========================================  ==================================  =============
+``library``    the configuration, ``chapters/``           ``d2l_lib/<framework>.py``,         --
+                                                          ``d2l_lib/figure_text.json``
+``notebooks``  the same                                   ``notebooks/<lang>/<framework>/``   --
+``site``       the configuration, bibliography,           ``_build/html/<lang>/`` but its     ``library``
+               figures, ``d2l_lib/``, ``alt_text.yml``,   ``slides/`` and ``pdf/``; its own
+               ``chapters/<lang>/``                       sitemap in its build folder
+``slides``     the configuration, ``chapters/<lang>/``    ``_build/html/<lang>/slides/``      --
+``pdf``        the configuration, and what ``site``       ``_build/html/<lang>/pdf/``         ``site``
+               made for the edition
+``root``       the configuration, every ``strings.yml``,  ``_build/html/index.html``,         ``site``,
+               what the stages it needs made (the         ``preview.png``, ``sitemap.xml``,   ``slides``,
+               editions' sitemaps among it)               ``robots.txt``                      ``pdf``,
+                                                                                              ``notebooks``
+``audit``      the configuration, what ``root`` made      ``_build/audit/html/table.md``      ``root``
+=============  =========================================  ==================================  =============
 
-``make book`` is the ``root`` stage with every stage it needs (:data:`BOOK`); ``make audit``
-adds the audit, which runs again only when the site has changed since it last passed.
+Each stage also reads its code: the modules it runs (``*_CODE`` below, with every module of
+booktools they import) and the files beside them (``booktools.pipeline.tool_inputs``), and
+the versions of its tools: the Python distributions installed, Node for the sites' KaTeX,
+``.venv-d2lbook`` for the slides, Chromium for the PDFs and the audit. What each stage
+does is in ``booktools.pipeline.stage_runs``.
 
 ``site``, ``slides`` and ``pdf`` run per edition (``booktools.pipeline.graph``): after a
 change to one page of one edition, ``make book`` builds that edition's site, decks and
-PDFs and the root files, and leaves the other editions' files as they are. Without
-d2lbook's environment the slides are skipped, without Chromium the PDFs, each said
-once: the site is then not current (:func:`is_current`), and they are made when the
-tool is there.
+PDFs and the root files, and leaves the other editions' files as they are; the library
+and the notebooks, which read every page, are derived again (in seconds), and what reads
+them runs only if they changed. Without d2lbook's environment the slides are skipped,
+without Chromium the PDFs, each said once: the site is then not current
+(:func:`is_current`), and they are made when the tool is there.
+
+``make book`` is the ``root`` stage with every stage it needs (:data:`BOOK`); ``make audit``
+adds the audit, which runs again only when the site has changed since it last passed.
 """
 
 from __future__ import annotations
