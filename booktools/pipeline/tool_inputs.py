@@ -37,8 +37,15 @@ def _module_file(root: Path, module: str) -> Path | None:
     return None
 
 
-def _imports(file: Path) -> set[str]:
+def _imports(file: Path) -> frozenset[str]:
     """The modules of ``booktools`` a module imports, wherever in it (``from X import y`` may name a module y)."""
+    status = file.stat()
+    return _parsed_imports(file, status.st_mtime_ns, status.st_size)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_imports(file: Path, mtime_ns: int, size: int) -> frozenset[str]:
+    """:func:`_imports`, parsed once per run while the file's time and size stay."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == PACKAGE:
@@ -46,7 +53,7 @@ def _imports(file: Path) -> set[str]:
             found |= {f"{node.module}.{alias.name}" for alias in node.names}
         elif isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names if alias.name.split(".")[0] == PACKAGE}
-    return found
+    return frozenset(found)
 
 
 def module_files(project: Project, *modules: str) -> list[Path]:
