@@ -60,11 +60,17 @@ PDF_FOLDER = "pdf"
 # Each edition's lecture slides (``booktools.slides``): in its site, one deck per page and framework.
 SLIDES_FOLDER = "slides"
 PDF_NAME = "{book}-{framework}.pdf"
+DECK_NAME = "{page}-{framework}.html"  # a deck of the slides, one per page and framework
 # Folders beside the pages that every edition's site reads as they are (figures).
 SHARED_FOLDERS = ("img",)
 # What a build of the site reads: a scratch copy of the book needs these, and the site is
 # rebuilt when any of them changes. The tools are read whole, so none is forgotten.
 BUILD_INPUTS = (CONFIG_FILE, TOC_FILE, BIBLIOGRAPHY, *SHARED_FOLDERS, CHAPTERS, LIBRARY, TOOLS)
+
+
+def deck_href(page: str, framework: str) -> str:
+    """A deck of the slides, from its edition's root: ``slides/<page>-<framework>.html``."""
+    return f"{SLIDES_FOLDER}/{DECK_NAME.format(page=page, framework=framework)}"
 
 
 @functools.lru_cache(maxsize=8)

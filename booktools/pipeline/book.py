@@ -1,250 +1,211 @@
 """The stages of the build: what each reads, writes and needs, in one place.
 
-=============  ===========================================  =====================================  ==============
-stage          reads                                        writes                                 needs
-=============  ===========================================  =====================================  ==============
-``library``    booktools, the configuration, ``chapters/``  ``d2l_lib/<framework>.py``             --
-``notebooks``  the same                                     ``notebooks/<lang>/<framework>/``      --
-``site``       ``edition_inputs(<lang>)``:                  ``_build/html/<lang>/`` (but its       ``library``
-               the configuration, bibliography, figures,    ``slides/`` and ``pdf/``)
-               library, booktools, ``chapters/``' shared
-               files and ``chapters/<lang>/``
-``slides``     the same                                     ``_build/html/<lang>/slides/``         --
-``pdf``        booktools, the configuration, and ``site``'s ``_build/html/<lang>/pdf/``            ``site``
-               stamp for the edition (the pages it prints)
-``root``       booktools, the configuration, every          ``_build/html/index.html``,            ``site``,
-               edition's ``strings.yml``, and every stamp   ``preview.png``, ``sitemap.xml``,      ``slides``,
-               above                                        ``robots.txt``                         ``pdf``,
-                                                                                                   ``notebooks``
-``audit``      booktools, the configuration, ``root``'s     ``_build/audit/html/table.md``         ``root``
-               stamp (the whole built site)
-=============  ===========================================  =====================================  ==============
+=============  =========================================  ==================================  =============
+stage          reads (besides its code and tools)         writes                              needs
+=============  =========================================  ==================================  =============
+``library``    the configuration, ``chapters/``           ``d2l_lib/<framework>.py``,         --
+                                                          ``d2l_lib/figure_text.json``
+``notebooks``  the same                                   ``notebooks/<lang>/<framework>/``   --
+``site``       the configuration, bibliography,           ``_build/html/<lang>/`` but its     ``library``
+               figures, ``d2l_lib/``, ``alt_text.yml``,   ``slides/`` and ``pdf/``; its own
+               ``chapters/<lang>/``                       sitemap in its build folder
+``slides``     the configuration, ``chapters/<lang>/``    ``_build/html/<lang>/slides/``      --
+``pdf``        the configuration, and what ``site``       ``_build/html/<lang>/pdf/``         ``site``
+               made for the edition
+``root``       the configuration, every ``strings.yml``,  ``_build/html/index.html``,         ``site``,
+               what the stages it needs made (the         ``preview.png``, ``sitemap.xml``,   ``slides``,
+               editions' sitemaps among it)               ``robots.txt``                      ``pdf``,
+                                                                                              ``notebooks``
+``audit``      the configuration, what ``root`` made      ``_build/audit/html/table.md``      ``root``
+=============  =========================================  ==================================  =============
 
-``make book`` is the ``root`` stage with every stage it needs (:data:`BOOK`); ``make audit``
-adds the audit, which runs again only when the site has changed since it last passed.
+Each stage also reads its code: the modules it runs (``*_CODE`` below, with every module of
+booktools they import) and the files beside them (``booktools.pipeline.tool_inputs``), and
+the versions of its tools: the Python distributions installed, Node for the sites' KaTeX,
+``.venv-d2lbook`` for the slides, Chromium for the PDFs and the audit. What each stage
+does is in ``booktools.pipeline.stage_runs``.
 
 ``site``, ``slides`` and ``pdf`` run per edition (``booktools.pipeline.graph``): after a
 change to one page of one edition, ``make book`` builds that edition's site, decks and
-PDFs and the root files, and leaves the other editions' files as they are. Without
-d2lbook's environment the slides are skipped, without Chromium the PDFs, each said
-once: the site is then not current (:func:`is_current`), and they are made when the
-tool is there.
+PDFs and the root files, and leaves the other editions' files as they are; the library
+and the notebooks, which read every page, are derived again (in seconds), and what reads
+them runs only if they changed. Without d2lbook's environment the slides are skipped,
+without Chromium the PDFs, each said once: the site is then not current
+(:func:`is_current`), and they are made when the tool is there.
+
+``make book`` is the ``root`` stage with every stage it needs (:data:`BOOK`); ``make audit``
+adds the audit, which runs again only when the site has changed since it last passed.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from booktools.checks import audit
 from booktools.checks.audit import TABLE_FILE
-from booktools.configuration.schema import ConfigError, read_yaml
-from booktools.derive import library, notebooks
-from booktools.pdf import build as pdf
+from booktools.derive import library
 from booktools.pdf.printer import chromium
-from booktools.pipeline.graph import WHOLE_BOOK, Outcome, Stage, make, stale_tasks
+from booktools.pipeline.graph import WHOLE_BOOK, Stage, make, stale_tasks
+from booktools.pipeline.stage_runs import (
+    build_sites,
+    build_slides,
+    edition_sitemap,
+    print_pdfs,
+    run_audit,
+    write_library,
+    write_notebooks,
+    write_root,
+)
+from booktools.pipeline.tool_inputs import (
+    environment_digest,
+    file_identity,
+    module_files,
+    node_version,
+    python_environment,
+)
 from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
-from booktools.slides import decks
+from booktools.sources.code_text import library_table_file
 from booktools.sources.frameworks import FRAMEWORKS
-from booktools.sources.strings import load_strings
-from booktools.website import build as site
-from booktools.website import site_url
-from booktools.website.editions import BuildError, edition_toc, editions_to_build
-from booktools.website.landing import pdf_links, write_landing
-from booktools.website.preview_image import write_preview_image
-from booktools.website.sitemap import SitemapError, write_robots, write_sitemap
+
+# The modules each stage runs (with all they import); booktools.pipeline.tool_inputs reads the rest.
+LIBRARY_CODE = ("booktools.derive.library",)
+NOTEBOOKS_CODE = ("booktools.derive.notebooks",)
+# The build of an edition, and the Sphinx extensions its configuration loads by name.
+SITE_CODE = ("booktools.website.build", "booktools.website.theme", "booktools.website.api_docs")
+SLIDES_CODE = ("booktools.slides.decks", "booktools.slides.d2lbook_run")
+PDF_CODE = ("booktools.pdf.build",)
+ROOT_CODE = ("booktools.website.landing", "booktools.website.sitemap", "booktools.website.preview_image")
+AUDIT_CODE = ("booktools.checks.audit",)
 
 
-def config_mapping(project: Project) -> dict[str, Any]:
-    """``_config.yml`` as the mapping Jupyter Book reads, validated first (``Project.config``).
-
-    Raises:
-        ConfigError: if the settings booktools reads are wrong, naming the file and the key.
-    """
-    project.config()
-    data = read_yaml(project.config_file, project.relative(project.config_file))
-    return data if isinstance(data, dict) else {}
+def _configuration(project: Project) -> list[Path]:
+    return [project.config_file, project.toc_file]
 
 
-def _all(outcome: Outcome, editions: list[str]) -> dict[str, Outcome]:
-    return dict.fromkeys(editions, outcome)
-
-
-def write_library(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``library`` stage: ``d2l_lib/<framework>.py`` from the ``#@save`` cells (``booktools.derive.library``)."""
-    return _all(Outcome.DONE if library.run(project) == 0 else Outcome.FAILED, editions)
-
-
-def write_notebooks(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``notebooks`` stage: ``notebooks/<lang>/<framework>/``, one per page (``booktools.derive.notebooks``)."""
-    return _all(Outcome.DONE if notebooks.run(project) == 0 else Outcome.FAILED, editions)
-
-
-def build_sites(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``site`` stage: build the editions' sites with Jupyter Book (``booktools.website.build``)."""
-    try:
-        config = config_mapping(project)
-        built = editions_to_build(config, project)
-        toc = edition_toc(project)
-        for edition in built:  # every interface string of every edition, or no build
-            load_strings(project, edition.code)
-    except (BuildError, ConfigError) as error:
-        print(f"make book: {error}", file=sys.stderr)
-        return _all(Outcome.FAILED, editions)
-    chosen = [edition for edition in built if edition.code in editions]
-    results = site.build_editions(project, chosen, built, config, toc)
-    return {code: Outcome.DONE if ok else Outcome.FAILED for code, ok in results.items()}
-
-
-def build_slides(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``slides`` stage: the editions' decks (``booktools.slides.decks``, in d2lbook's environment)."""
-    if not project.d2lbook_env.exists():
-        print(f"slides: skipped, {project.relative(project.d2lbook_env)} is missing (make slides-setup creates it)")
-        return _all(Outcome.SKIPPED, editions)
-    try:
-        written = decks.build(project.site_dir, project, editions)
-    except decks.SlidesError as error:
-        print(f"make book failed: slides: {error}", file=sys.stderr)
-        return _all(Outcome.FAILED, editions)
-    print(f"slides: {len(written)} decks of {', '.join(editions)} -> {project.relative(project.site_dir)}/<lang>/")
-    return _all(Outcome.DONE, editions)
-
-
-def print_pdfs(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``pdf`` stage: print the editions' PDFs from their built sites (``booktools.pdf``) with Chromium."""
-    if not chromium().exists():
-        print(f"pdf: skipped, no browser at {chromium()} (apt-get install chromium, then make pdf)")
-        return _all(Outcome.SKIPPED, editions)
-    return _all(Outcome.DONE if pdf.build(project, editions) == 0 else Outcome.FAILED, editions)
-
-
-def write_root(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``root`` stage: the landing page, preview image, ``sitemap.xml`` and ``robots.txt``."""
-    config = config_mapping(project)
-    built = editions_to_build(config, project)
-    toc = edition_toc(project)
-    site_dir = project.site_dir
-    slides = {e.code: load_strings(project, e.code).slides for e in built if project.slides_dir(e.code).is_dir()}
-    landing = write_landing(built, config, toc, site_dir, slides, pdf_links(built, project))
-    base = site_url.base_url(config)
-    write_preview_image(site_dir / SITE_FILES.preview)
-    try:
-        sitemaps = {edition.code: _edition_sitemap(project, edition.code) for edition in built}
-        write_sitemap(site_dir, base, sitemaps, f"{toc['root']}.html")
-    except SitemapError as error:
-        print(f"make book failed: {error}", file=sys.stderr)
-        return _all(Outcome.FAILED, editions)
-    write_robots(site_dir, base)
-    print(f"landing page: {project.relative(landing)}")
-    return _all(Outcome.DONE, editions)
-
-
-def run_audit(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``audit`` stage: Lighthouse on every page, mobile and desktop, at the bar (``booktools.checks.audit``)."""
-    return _all(
-        Outcome.DONE if audit.run(project, argparse.Namespace(**audit.defaults())) == 0 else Outcome.FAILED, editions
-    )
+def _all_pages(*code: str) -> Callable[[Project, str], list[Path]]:
+    """What a whole-book derivation reads: its code, the configuration and every edition's pages."""
+    return lambda project, edition: [*module_files(project, *code), *_configuration(project), project.chapters]
 
 
 def edition_inputs(project: Project, edition: str) -> list[Path]:
-    """What one edition's site and slides read: ``Project.build_inputs``, of ``chapters/`` only
-    the files every edition shares and the edition's own folder."""
-    shared = [path for path in project.build_inputs() if path != project.chapters]
-    data = sorted(path for path in project.chapters.iterdir() if path.is_file())
-    return [*shared, *data, project.edition_dir(edition)]
+    """What one edition's site reads: its code, the configuration, bibliography, figures and library,
+    the alt text's templates and the edition's own folder (its pages and strings)."""
+    shared = [project.bibliography, *project.shared_folders(), project.library_dir, project.alt_text_file]
+    return [*module_files(project, *SITE_CODE), *_configuration(project), *shared, project.edition_dir(edition)]
 
 
-def _tools(project: Project) -> list[Path]:
-    """What every stage reads: booktools and the configuration."""
-    return [project.root / "booktools", project.config_file, project.toc_file]
+def slides_inputs(project: Project, edition: str) -> list[Path]:
+    """What one edition's decks read: their code, the configuration and the edition's own folder."""
+    return [*module_files(project, *SLIDES_CODE), *_configuration(project), project.edition_dir(edition)]
 
 
-def _edition_sitemap(project: Project, code: str) -> Path:
-    """The sitemap of one edition's pages, as its build wrote it (merged into the site's)."""
-    return site.built_html(project, code) / SITE_FILES.sitemap
+def site_writes(project: Project, edition: str) -> list[Path]:
+    """An edition's pages in the site, and its own sitemap, left in its build folder for ``root``."""
+    pages = [project.edition_site_dir(edition) / f"{page}.html" for page in project.page_names(edition)]
+    return [*pages, edition_sitemap(project, edition)]
 
 
-def _root_reads(project: Project, edition: str) -> list[Path]:
-    editions = project.editions()
-    return [
-        *_tools(project),
-        *(project.strings_file(code) for code in editions),
-        *(_edition_sitemap(project, code) for code in editions),
-    ]
+def site_made(project: Project, edition: str) -> list[Path]:
+    """What the stages after ``site`` read of it: the edition's site but the slides and PDFs, and its sitemap."""
+    folder = project.edition_site_dir(edition)
+    kept = (
+        [path for path in folder.iterdir() if path.name not in (SLIDES_FOLDER, PDF_FOLDER)] if folder.is_dir() else []
+    )
+    return [*kept, edition_sitemap(project, edition)]
 
 
-def _root_writes(project: Project, edition: str) -> list[Path]:
-    return [project.site_dir / name for name in SITE_FILES]
+def root_reads(project: Project, edition: str) -> list[Path]:
+    """The landing page's code, the configuration and every edition's strings (the editions' sitemaps come
+    from ``site``, a need)."""
+    strings = [project.strings_file(code) for code in project.editions()]
+    return [*module_files(project, *ROOT_CODE), *_configuration(project), *strings]
 
 
-def _sources(project: Project, edition: str) -> list[Path]:
-    return [project.root / "booktools", project.config_file, project.toc_file, project.chapters]
+def _python(project: Project) -> str:
+    return environment_digest(python_environment())
+
+
+def _sphinx_and_node(project: Project) -> str:
+    return environment_digest(python_environment(), node_version())
+
+
+def _d2lbook(project: Project) -> str:
+    return environment_digest(python_environment(str(project.d2lbook_env)))
+
+
+def _chromium(project: Project) -> str:
+    return environment_digest(python_environment(), file_identity(chromium()))
 
 
 STAGES = (
     Stage(
         "library",
         "the library, one module per framework, from the #@save cells of the source pages",
-        reads=_sources,
-        writes=lambda project, edition: [library.library_path(framework, project) for framework in FRAMEWORKS],
+        reads=_all_pages(*LIBRARY_CODE),
+        writes=lambda project, edition: [
+            *(library.library_path(framework, project) for framework in FRAMEWORKS),
+            library_table_file(project),
+        ],
         run=write_library,
         per_edition=False,
+        environment=_python,
     ),
     Stage(
         "notebooks",
         "one runnable notebook per page, edition and framework",
-        reads=_sources,
+        reads=_all_pages(*NOTEBOOKS_CODE),
         writes=lambda project, edition: [project.notebooks_dir],
         run=write_notebooks,
         per_edition=False,
+        environment=_python,
     ),
     Stage(
         "site",
         "each edition's site, with Jupyter Book",
         reads=edition_inputs,
-        writes=lambda project, edition: [
-            project.edition_site_dir(edition) / f"{page}.html" for page in project.page_names(edition)
-        ],
+        writes=site_writes,
         run=build_sites,
         needs=("library",),
-        made=lambda project, edition: [
-            path for path in project.edition_site_dir(edition).iterdir() if path.name not in (SLIDES_FOLDER, PDF_FOLDER)
-        ],
+        made=site_made,
+        environment=_sphinx_and_node,
     ),
     Stage(
         "slides",
         "each edition's lecture slides, with d2lbook and nbconvert",
-        reads=edition_inputs,
+        reads=slides_inputs,
         writes=lambda project, edition: [project.slides_dir(edition) / "index.html"],
         run=build_slides,
+        environment=_d2lbook,
     ),
     Stage(
         "pdf",
         "each edition's PDFs, one per framework, printed by Chromium from its site",
-        reads=lambda project, edition: _tools(project),
+        reads=lambda project, edition: [*module_files(project, *PDF_CODE), *_configuration(project)],
         writes=lambda project, edition: [project.pdf_file(edition, framework.name) for framework in FRAMEWORKS],
         run=print_pdfs,
         needs=("site",),
+        environment=_chromium,
     ),
     Stage(
         "root",
         "the landing page, preview image, sitemap and robots.txt at the site's root",
-        reads=_root_reads,
-        writes=_root_writes,
+        reads=root_reads,
+        writes=lambda project, edition: [project.site_dir / name for name in SITE_FILES],
         run=write_root,
         needs=("site", "slides", "pdf", "notebooks"),
         per_edition=False,
+        environment=_python,
     ),
     Stage(
         "audit",
         "Lighthouse on every page of the built site, mobile and desktop; fails under the bar",
-        reads=lambda project, edition: _tools(project),
+        reads=lambda project, edition: [*module_files(project, *AUDIT_CODE), *_configuration(project)],
         writes=lambda project, edition: [project.work_dir("audit") / project.site_dir.name / TABLE_FILE],
         run=run_audit,
         needs=("root",),
         per_edition=False,
+        environment=_chromium,
     ),
 )
 BOOK = "root"  # the stage make book brings up to date, with all it needs

@@ -50,7 +50,8 @@ class Stage:
 
     ``reads`` and ``writes`` give, for an edition's code (or ``WHOLE_BOOK``), the files and
     folders the stage reads and writes (a missing one makes it stale); ``made``, what the
-    stages after it read of it (by default what it writes); ``needs`` names the stages whose outputs it reads, for
+    stages after it read of it (by default what it writes); ``environment``, a digest of the
+    versions of the tools it runs with; ``needs`` names the stages whose outputs it reads, for
     the same edition when both run per edition, for every edition when it runs once; ``run``
     does the work for the editions given and says what became of each.
     """
@@ -63,6 +64,7 @@ class Stage:
     needs: tuple[str, ...] = ()
     per_edition: bool = True
     made: Paths | None = None
+    environment: Callable[[Project], str] = lambda project: ""  # the tools' versions it runs with
 
     def made_digest(self, project: Project, edition: str) -> str:
         """The digest of what the stage made for ``edition``, as the stages after it read it."""
@@ -112,7 +114,8 @@ def need_tasks(stage: Stage, edition: str, stages: dict[str, Stage], project: Pr
 
 def digest(stage: Stage, edition: str, stages: dict[str, Stage], project: Project) -> str:
     """The digest of what ``stage`` reads for ``edition``: its files and its needs' stamps."""
-    return files_digest(project, stage.reads(project, edition), need_tasks(stage, edition, stages, project))
+    needs = need_tasks(stage, edition, stages, project)
+    return files_digest(project, stage.reads(project, edition), needs, stage.environment(project))
 
 
 def is_stale(stage: Stage, edition: str, stages: dict[str, Stage], project: Project) -> bool:

@@ -34,9 +34,10 @@ def _file_hash(file: Path, mtime_ns: int, size: int) -> bytes:
     return hashlib.sha256(file.read_bytes()).digest()
 
 
-def files_digest(project: Project, paths: Iterable[Path], needs: Iterable[str] = ()) -> str:
-    """The digest of the files ``paths`` stand for, by content, and of what the tasks ``needs`` made."""
-    digest = hashlib.sha256()
+def files_digest(project: Project, paths: Iterable[Path], needs: Iterable[str] = (), environment: str = "") -> str:
+    """The digest of the files ``paths`` stand for, by content, of what the tasks ``needs`` made, and of
+    ``environment`` (the tools' versions, ``booktools.pipeline.tool_inputs``)."""
+    digest = hashlib.sha256(environment.encode() + b"\0")
     for path in paths:
         for file in _files(path):
             digest.update(project.relative(file).encode() + b"\0")

@@ -46,7 +46,7 @@ import nbformat
 
 from booktools.derive.notebooks import derive
 from booktools.npm_packages import npm_prefix
-from booktools.project import SLIDES_FOLDER, Project
+from booktools.project import DECK_NAME, SLIDES_FOLDER, Project
 from booktools.slides.lecture import fit_slide_notebook, lecture_cells
 from booktools.slides.mathjax import COMPONENT_DIRS, mathjax_source
 from booktools.slides.metrics import METRICS
@@ -79,13 +79,8 @@ class Deck:
 
     @property
     def name(self) -> str:
-        """The deck's file name without suffix: ``<page>-<framework>``."""
-        return f"{self.page}-{self.framework.name}"
-
-
-def deck_href(page: str, framework: Framework) -> str:
-    """Return the link to a deck from a page of the same edition."""
-    return f"{SLIDES_FOLDER}/{page}-{framework.name}.html"
+        """The deck's file name without suffix: ``<page>-<framework>`` (``booktools.project.DECK_NAME``)."""
+        return Path(DECK_NAME.format(page=self.page, framework=self.framework.name)).stem
 
 
 def all_decks(project: Project, languages: list[str] | None = None) -> list[Deck]:

@@ -33,7 +33,7 @@ from sphinx.errors import ExtensionError
 from booktools.derive.provenance import read_headers
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import ApiStrings
-from booktools.website.theme.settings import CONFIG_VALUE, register_settings, settings
+from booktools.website.sphinx_settings import CONFIG_VALUE, register_settings, settings
 
 PAGE = "api"
 LABEL = "sec_api"

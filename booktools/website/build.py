@@ -44,7 +44,7 @@ from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
 from booktools.website.api_docs import with_api_page
 from booktools.website.editions import BuildError, edition_config
 from booktools.website.pages import SOURCE_ERRORS, write_edition_sources
-from booktools.website.theme.settings import with_warning_file
+from booktools.website.sphinx_settings import with_warning_file
 
 BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
@@ -72,11 +72,6 @@ class EditionRun:
     log: Path
     warnings: Path
     cwd: Path
-
-
-def stamp_path(project: Project) -> Path:
-    """Return the file recording which inputs the current site was built from."""
-    return project.build_dir / "book.stamp"
 
 
 def jupyter_book_command() -> str:

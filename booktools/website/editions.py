@@ -10,7 +10,7 @@ Only what differs between editions is derived (``booktools.website.build`` write
 - ``repository.path_to_book``, so that each "open in Colab" button opens
   ``notebooks/<code>/<framework>/<page>.ipynb`` of the repository;
 - the settings of ``booktools.website.theme`` (``sphinx.config.book``, a
-  ``booktools.website.theme.settings.BookSettings``), and paths made
+  ``booktools.website.sphinx_settings.BookSettings``), and paths made
   absolute (the bibliography, local extensions);
 - the edition's address, ``html.baseurl`` (``<baseurl><code>/``), and the settings of the
   metadata extensions made from the site's (``booktools.website.site_url``).
@@ -33,8 +33,8 @@ from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import EditionStrings, load_strings, sphinx_settings
 from booktools.website import site_url
-from booktools.website.theme.settings import CONFIG_VALUE as BOOK_SETTINGS
-from booktools.website.theme.settings import BookSettings, PdfLink, SiteEdition
+from booktools.website.sphinx_settings import CONFIG_VALUE as BOOK_SETTINGS
+from booktools.website.sphinx_settings import BookSettings, PdfLink, SiteEdition
 
 
 class BuildError(Exception):
@@ -148,7 +148,7 @@ def edition_config(config: dict[str, Any], edition: Edition, built: list[Edition
 def book_settings(
     configured: object, edition: Edition, built: list[Edition], base: str, strings: EditionStrings, project: Project
 ) -> dict[str, Any]:
-    """Return the extension's settings (``booktools.website.theme.settings``) for ``edition``'s build.
+    """Return the extension's settings (``booktools.website.sphinx_settings``) for ``edition``'s build.
 
     ``configured`` is what ``_config.yml`` (or the edition's own settings) sets under
     ``sphinx.config.book``; the edition, the editions, the site's URL, the PDFs and the

@@ -38,8 +38,7 @@ from pathlib import Path
 import jinja2
 import nbformat
 
-from booktools.project import Project
-from booktools.slides.decks import deck_href
+from booktools.project import Project, deck_href
 from booktools.sources.frameworks import FRAMEWORKS, NAMES, TabError, page_frameworks, strip_marks
 from booktools.sources.measured import MeasuredError, fill_page, fill_text, mentions_figures, without_figures
 from booktools.sources.myst import extensions_of, headings
@@ -94,7 +93,7 @@ def slides_link_cell(label: str, page: str) -> nbformat.NotebookNode:
 
     ``label`` is "Slides" in the edition's language.
     """
-    decks = [{"href": deck_href(page, framework), "framework": framework.label} for framework in FRAMEWORKS]
+    decks = [{"href": deck_href(page, framework.name), "framework": framework.label} for framework in FRAMEWORKS]
     html = SNIPPETS.get_template(SLIDES_LINK).render(label=label, decks=decks).strip()
     cell: nbformat.NotebookNode = nbformat.v4.new_markdown_cell(html)
     cell["id"] = SLIDES_LINK_ID

@@ -9,6 +9,7 @@ loads its stage when it runs, so that ``--help`` does not import every framework
 from __future__ import annotations
 
 import ast
+import graphlib
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,22 @@ def test_the_check_finds_an_import_that_runs_upwards_or_hides_in_a_function() ->
     ((node, target),) = booktools_imports(tree)
     assert target == "booktools.website" and node not in tree.body
     assert LAYERS.index(layer(target)) > LAYERS.index(layer("booktools.derive.notebooks"))
+
+
+def test_no_two_modules_import_each_other_even_within_a_package() -> None:
+    """Within a layer imports may go either way between packages' modules, but never round in a cycle."""
+    graph: dict[str, set[str]] = {}
+    names = {module_name(path) for path in MODULES}
+    for path in MODULES:
+        name = module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        targets = set()
+        for node, target in booktools_imports(tree):
+            if isinstance(node, ast.ImportFrom):  # ``from package import module`` imports the module
+                targets |= {f"{target}.{alias.name}" for alias in node.names} & names
+            targets |= {target} & names
+        graph[name] = {target for target in targets if target != name}
+    try:
+        list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as error:
+        pytest.fail(f"modules of booktools import each other in a cycle: {' -> '.join(error.args[1])}")

@@ -91,13 +91,36 @@ def test_a_change_to_one_page_of_one_edition_rebuilds_that_edition_only(scratch:
     )
 
 
-def test_a_change_to_the_tools_rebuilds_everything(scratch: Project) -> None:
+def test_a_change_to_the_theme_rebuilds_every_site_and_what_follows_but_not_the_decks(scratch: Project) -> None:
     assert make(scratch, recorded([]), report=lambda line: None)
-    with (scratch.root / "booktools" / "pipeline" / "book.py").open("a", encoding="utf-8") as module:
+    with (scratch.root / "booktools" / "website" / "theme" / "tabs.py").open("a", encoding="utf-8") as module:
         module.write("# a change\n")
     ran: list[str] = []
     assert make(scratch, recorded(ran), report=lambda line: None)
-    assert set(ran) == every_task(scratch)
+    editions = scratch.editions()
+    expected = [f"site.{code}" for code in editions] + [f"pdf.{code}" for code in editions] + [f"root.{WHOLE_BOOK}"]
+    assert sorted(ran) == sorted(expected)
+
+
+def test_a_change_to_a_check_or_a_server_rebuilds_nothing(scratch: Project) -> None:
+    assert make(scratch, recorded([]), report=lambda line: None)
+    for module in ("checks/page_words.py", "servers/serve.py", "pipeline/graph.py"):
+        with (scratch.root / "booktools" / module).open("a", encoding="utf-8") as file:
+            file.write("# a change\n")
+    ran: list[str] = []
+    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert ran == []
+
+
+def test_another_release_of_a_stage_s_tools_runs_that_stage_again(scratch: Project) -> None:
+    assert make(scratch, recorded([]), report=lambda line: None)
+    ran: list[str] = []
+    upgraded = [
+        dataclasses.replace(stage, environment=lambda project: "Sphinx==8.0.0") if stage.name == "slides" else stage
+        for stage in recorded(ran)
+    ]
+    assert make(scratch, upgraded, report=lambda line: None)
+    assert sorted(ran) == sorted([f"slides.{code}" for code in scratch.editions()] + [f"root.{WHOLE_BOOK}"])
 
 
 def test_a_missing_output_makes_its_stage_run_again(scratch: Project) -> None:

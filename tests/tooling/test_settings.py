@@ -1,4 +1,4 @@
-"""The extension's settings (booktools.website.theme.settings): one typed object, checked, written and read back."""
+"""The extension's settings (booktools.website.sphinx_settings): one typed object, checked, written and read back."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from sphinx.errors import ExtensionError
 
 from booktools.configuration.schema import ConfigError
-from booktools.website.theme.settings import BookSettings, PdfLink, SiteEdition, settings_of, with_warning_file
+from booktools.website.sphinx_settings import BookSettings, PdfLink, SiteEdition, settings_of, with_warning_file
 
 KOREAN = SiteEdition("ko", "한국어", "제목", "ko_KR")
 

@@ -1,14 +1,13 @@
 """The theme's tab-stop check, run as the reader reaches each element (booktools.website.theme.tab_stops).
 
-The override lives in templates/layout.html and matches the theme's own query; these
-tests pin it to the theme's release that requirements.txt names.
+The override lives in templates/layout.html and matches the theme's own query; the theme's
+release is pinned by booktools.website.theme.upstream (tests/tooling/test_upstream.py).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from importlib.metadata import version
 from pathlib import Path
 
 import pydata_sphinx_theme
@@ -24,24 +23,6 @@ LAYOUT = Path(tab_stops.__file__).parent / "templates" / "layout.html"
 THEME_CHECK = re.compile(
     r'document\.querySelectorAll\((\[[^\]]*\])\.join\(", "\)\)\.forEach\(e=>\{e\.tabIndex=e\.scrollWidth'
 )
-
-
-def test_the_installed_theme_is_the_release_the_override_was_written_for():
-    pinned = re.search(r"^pydata-sphinx-theme==(\S+)$", (PROJECT.root / "requirements.txt").read_text(), re.M)
-    assert pinned, "requirements.txt pins pydata-sphinx-theme"
-    assert pinned.group(1) == tab_stops.THEME_VERSION, (
-        f"requirements.txt pins pydata-sphinx-theme {pinned.group(1)}, but templates/layout.html's tab-stop "
-        f"override was written for {tab_stops.THEME_VERSION}: check it against the new release's check"
-    )
-    assert tab_stops.theme_version_problem(version(tab_stops.THEME)) == "", (
-        f"installed pydata-sphinx-theme {version(tab_stops.THEME)} is not {tab_stops.THEME_VERSION}, "
-        "the release the tab-stop override was written for"
-    )
-
-
-def test_another_release_fails_the_build_with_a_clear_message():
-    problem = tab_stops.theme_version_problem("0.18.0")
-    assert "0.18.0" in problem and tab_stops.THEME_VERSION in problem and "layout.html" in problem
 
 
 def test_the_theme_queries_exactly_the_selector_the_override_answers():

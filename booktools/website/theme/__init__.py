@@ -2,9 +2,9 @@
 
 ``booktools.website.build`` loads it into every edition's build (``sphinx.local_extensions``
 of the derived configuration) and passes it one Sphinx setting, ``book``: a mapping
-that ``booktools.website.theme.settings.BookSettings`` types and validates (the edition,
+that ``booktools.website.sphinx_settings.BookSettings`` types and validates (the edition,
 every edition, the site's URL, the PDFs, the Live code kernel, the edition's strings and
-the warning file), read through ``booktools.website.theme.settings.settings``.
+the warning file), read through ``booktools.website.sphinx_settings.settings``.
 
 It then
 
@@ -48,6 +48,7 @@ from sphinx.config import Config
 from sphinx.locale import _ as sphinx_translation
 from sphinx.locale import get_translation
 
+from booktools.website.sphinx_settings import register_settings, settings, settings_of
 from booktools.website.theme.a11y import setup_a11y
 from booktools.website.theme.katex_math import setup_katex_math
 from booktools.website.theme.live import setup_live
@@ -56,10 +57,10 @@ from booktools.website.theme.metadata import setup_metadata
 from booktools.website.theme.page_steps import setup_page_steps
 from booktools.website.theme.pdf_links import setup_pdf_links
 from booktools.website.theme.search import SearchKorean
-from booktools.website.theme.settings import register_settings, settings, settings_of
 from booktools.website.theme.tab_stops import setup_tab_stops
 from booktools.website.theme.tabs import setup_tabs
 from booktools.website.theme.theme_words import setup as setup_theme_words
+from booktools.website.theme.upstream import setup_upstream
 from booktools.website.theme.warning_file import setup_warning_file
 
 HERE = Path(__file__).resolve().parent
@@ -173,6 +174,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_katex_math(app)
     setup_loading(app)
     setup_page_steps(app)
+    setup_upstream(app)
     setup_tab_stops(app)
     setup_pdf_links(app)
     setup_theme_words(app)

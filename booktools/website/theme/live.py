@@ -24,7 +24,7 @@ unpkg.com, and its kernel settings are fixed at build time, while the local
 server's token changes with every run. Its page settings are removed.
 
 Where the kernel comes from is the extension's setting ``live_server`` (in
-``_config.yml``, ``sphinx.config.book``; ``booktools.website.theme.settings``):
+``_config.yml``, ``sphinx.config.book``; ``booktools.website.sphinx_settings``):
 
 - ``local`` (the default): the Jupyter server ``make serve`` starts
   (``booktools.servers.serve``). Its address and per-run token are not in the site: the
@@ -54,7 +54,7 @@ from sphinx.errors import ExtensionError
 from booktools.derive.kernel import NAME as KERNEL_NAME
 from booktools.npm_packages import npm_prefix
 from booktools.sources.strings import LiveStrings
-from booktools.website.theme.settings import CONFIG_VALUE, LOCAL_SERVER, settings_of
+from booktools.website.sphinx_settings import CONFIG_VALUE, LOCAL_SERVER, settings_of
 
 # Where `make setup` installs the pinned Thebe (npm ci --prefix THEBE_PREFIX).
 THEBE_PREFIX = npm_prefix("thebe")

@@ -36,7 +36,7 @@ from sphinx.application import Sphinx
 from sphinx.locale import _ as sphinx_translation
 
 from booktools.website import site_url
-from booktools.website.theme.settings import settings
+from booktools.website.sphinx_settings import settings
 
 TEMPLATE = "page-metadata.html"
 # The titles the templates of the pages without a doctree give them (Sphinx's basic theme).

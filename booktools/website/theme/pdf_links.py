@@ -10,7 +10,7 @@ order, "PyTorch | JAX | TensorFlow"; ``static/framework-colab.js`` moves the
 framework the reader chose to the top of the menu.
 
 ``booktools.website.editions`` passes what this needs in the extension's settings
-(``booktools.website.theme.settings.BookSettings``):
+(``booktools.website.sphinx_settings.BookSettings``):
 
 - ``pdf_links``: one ``PdfLink`` per framework, its ``href`` relative to the
   edition's root (``booktools.project.Project.pdf_href``);
@@ -26,7 +26,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
 from booktools.sources.strings import PdfStrings
-from booktools.website.theme.settings import CONFIG_VALUE, settings
+from booktools.website.sphinx_settings import CONFIG_VALUE, settings
 
 ICON = "fas fa-file-pdf"
 MENU_LABEL = "download-buttons"  # sphinx-book-theme's download menu

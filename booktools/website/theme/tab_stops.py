@@ -18,8 +18,8 @@ The book changes that without touching the theme's script:
   that ``booktools.website.theme.code_layout`` marks are left out: their content is
   laid out only when the reader comes near them, and the same script checks each of
   them whenever the browser lays it out. The override is written for the theme's
-  release :data:`THEME_VERSION`, the one ``requirements.txt`` pins: the build fails
-  (:func:`check_theme_version`) and ``tests/tooling/test_tab_stops.py`` fails on another;
+  release ``booktools.website.theme.upstream`` names, the one ``requirements.txt`` pins: the
+  build stops on another;
 - :func:`focusable_code` gives every ``<pre>`` of a page ``tabindex="0"`` in the HTML
   (a step of ``booktools.website.theme.page_steps``), so that a code block the check
   has not reached yet can be scrolled from the keyboard too; the check takes the tab
@@ -29,17 +29,14 @@ The book changes that without touching the theme's script:
 from __future__ import annotations
 
 import re
-from importlib.metadata import version
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
-from sphinx.errors import ExtensionError
 
 from booktools.website.theme.code_layout import LINES_PROPERTY
 
 THEME = "pydata-sphinx-theme"
 # The theme's release the override in templates/layout.html was written for.
-THEME_VERSION = "0.17.1"
 # The selector the theme's check queries, as the override in templates/layout.html matches it.
 THEME_SELECTOR = (
     "pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, .pst-scrollable-table-container"
@@ -49,26 +46,10 @@ CONTEXT_KEY = "book_tab_stops"
 _PRE = re.compile(r"<pre(?=[\s>])(?![^>]*\btabindex=)")
 
 
-def theme_version_problem(installed: str) -> str:
-    """Return why the override cannot be trusted with the theme's release ``installed`` ("" if it can)."""
-    if installed == THEME_VERSION:
-        return ""
-    return (
-        f"{THEME} is {installed}, but templates/layout.html overrides the tab-stop check of {THEME_VERSION} "
-        "(booktools/website/theme/tab_stops.py): check the theme's check against the override, then update "
-        "THEME_VERSION and requirements.txt together"
-    )
-
-
-def check_theme_version(app: Sphinx, config: Config) -> None:
-    """Fail the build when the installed theme is not the release the override was written for.
-
-    Then give the templates what the override matches: the theme's selector, and the
-    property that marks the code blocks laid out only when reached.
-    """
-    problem = theme_version_problem(version(THEME))
-    if problem:
-        raise ExtensionError(problem)
+def give_override_values(app: Sphinx, config: Config) -> None:
+    """Give the templates what the override matches: the theme's selector, and the property
+    that marks the code blocks laid out only when reached (the theme's release is checked by
+    ``booktools.website.theme.upstream``)."""
     config.html_context[CONTEXT_KEY] = {"selector": THEME_SELECTOR, "lines": LINES_PROPERTY}
 
 
@@ -78,5 +59,5 @@ def focusable_code(text: str) -> str:
 
 
 def setup_tab_stops(app: Sphinx) -> None:
-    """Check the theme's release, and give the templates the override's values, at the start of the build."""
-    app.connect("config-inited", check_theme_version)
+    """Give the templates the override's values at the start of the build."""
+    app.connect("config-inited", give_override_values)

@@ -17,7 +17,7 @@ in a citation of three or more authors; an edition that lists them gets its own.
 The footer's author line is the edition's ``footer_author`` (``templates/author.html``): the
 theme's Korean "By" comes out as a particle.
 
-Settings (``booktools.website.theme.settings.BookSettings``): ``theme_words``,
+Settings (``booktools.website.sphinx_settings.BookSettings``): ``theme_words``,
 ``footer_author``.
 """
 
@@ -32,7 +32,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import translators
 
-from booktools.website.theme.settings import settings, settings_of
+from booktools.website.sphinx_settings import settings, settings_of
 
 # pydata-sphinx-theme's words are in Sphinx's own catalog; sphinx-book-theme's and sphinx-exercise's in theirs
 THEME_CATALOGS = ("sphinx", "booktheme", "exercise")

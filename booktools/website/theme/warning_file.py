@@ -4,7 +4,7 @@
 problems could only be told by reading its whole output, where any library a page
 imports may print lines of its own (TensorFlow's start-up notes begin with
 ``WARNING:`` on some CPUs). With the setting ``warning_file`` set
-(``booktools.website.theme.settings``), this extension tees
+(``booktools.website.sphinx_settings``), this extension tees
 Sphinx's warning stream into that file: what lands there is exactly what Sphinx
 and its extensions report as warnings and errors (with their location), the lines
 that ``-W`` counts, and nothing that a dependency prints. ``booktools.website.build`` reads
@@ -22,7 +22,7 @@ from sphinx.config import Config
 from sphinx.util.console import strip_escape_sequences
 from sphinx.util.logging import NAMESPACE, WarningStreamHandler
 
-from booktools.website.theme.settings import settings_of
+from booktools.website.sphinx_settings import settings_of
 
 
 class WarningFileError(RuntimeError):
