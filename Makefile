@@ -11,7 +11,8 @@ KERNEL := d2l-book
 # booktools.npm_packages.npm_prefix looks for it; tests/tooling/test_npm_prefixes.py checks the
 # folders below (AXE, THEBE, KATEX, LIGHTHOUSE, REVEAL) against it.
 # axe-core for the accessibility tests (tests/book/test_accessibility.py), pinned by
-# tests/book/axe/package-lock.json, installed with npm into the environment.
+# tests/book/axe/package-lock.json, installed with npm into the environment by make test-setup:
+# a tool of the tests only, so make book does not install it.
 AXE := $(VENV)/share/d2l-book/axe
 AXE_SCRIPT := $(AXE)/node_modules/axe-core/axe.min.js
 # Thebe for the book's Live code button (booktools/website/theme/live.py), pinned by
@@ -35,7 +36,7 @@ D2LBOOK_VENV := .venv-d2lbook
 D2LBOOK_STAMP := $(D2LBOOK_VENV)/.installed
 REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 
-.PHONY: setup slides-setup slides pdf book audit assignment lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
+.PHONY: setup test-setup slides-setup slides pdf book audit assignment lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
 
 # tools/pip_install.py is pip install done by uv (pinned in requirements.txt, installed first
 # by pip), with the package sources of pip's configuration: the same packages, in a fraction
@@ -71,7 +72,10 @@ $(KATEX_SCRIPT): booktools/website/theme/katex/package.json booktools/website/th
 	npm ci --prefix $(KATEX) --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $(KATEX_SCRIPT)
 
-setup: $(STAMP) $(AXE_SCRIPT) $(THEBE_SCRIPT) $(KATEX_SCRIPT)
+setup: $(STAMP) $(THEBE_SCRIPT) $(KATEX_SCRIPT)
+
+# What the tests need beyond the book's set-up: axe-core.
+test-setup: setup $(AXE_SCRIPT)
 
 $(LIGHTHOUSE_CLI): booktools/checks/audit/package.json booktools/checks/audit/package-lock.json $(STAMP)
 	mkdir -p $(LIGHTHOUSE)
@@ -115,7 +119,7 @@ serve: setup
 	$(PY) -m booktools serve $(SERVE_ARGS)
 
 ## make test: every check CI runs
-test: setup slides-setup check lint pytest
+test: test-setup slides-setup check lint pytest
 
 ## make test-versions: the library's tests on the lowest and newest release of each framework pyproject.toml allows (not part of make test)
 # One environment per framework and series under _build/versions/, made once and reused while
@@ -177,7 +181,7 @@ lint: setup
 # The site is built once for all workers (tests/book/conftest.py). PYTEST_WORKERS=0 runs
 # everything in this process, as before.
 PYTEST_WORKERS ?= 2
-pytest: setup
+pytest: test-setup
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval --nbval-kernel-name $(KERNEL) --durations=15
 
 clean:

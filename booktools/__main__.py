@@ -1,11 +1,13 @@
-"""``python -m booktools <verb>``: every stage of the book, in pipeline order.
+"""``python -m booktools <verb>``: every verb of the book, each one function, in the order a book is made.
 
 The Makefile calls these verbs and nothing else of booktools. Each verb makes no
 paths of its own: it gets the one :class:`~booktools.project.Project` made here
 (``--root`` names another checkout, such as a test's scratch copy) and hands it
-to its stage. ``python -m booktools --help`` lists the verbs, one line each.
+to the verb's function (a :data:`VerbRun`). ``python -m booktools --help`` lists the verbs,
+one line each. A *stage* is only ever one of the build's (``booktools.pipeline``): the
+verbs ``book``, ``slides``, ``pdf`` and ``audit`` run stages.
 
-The pipeline, as the verbs run it::
+The verbs, in the order a book is made::
 
     kernel        install the d2l-book Jupyter kernel           (make setup)
     lib           #@save cells        -> d2l_lib/<framework>.py  (make lib)
@@ -33,16 +35,17 @@ from pathlib import Path
 
 from booktools.project import Project
 
-Stage = Callable[[Project, argparse.Namespace], int]
+VerbRun = Callable[[Project, argparse.Namespace], int]
+"""A verb's function: it gets the project and the parsed options, and returns the exit status."""
 
 
 @dataclass(frozen=True)
 class Verb:
-    """One verb of the command line: its one-line help, its options and the stage it runs."""
+    """One verb of the command line: its one-line help, its options and the function it runs."""
 
     name: str
     help: str
-    run: Stage
+    run: VerbRun
     options: Callable[[argparse.ArgumentParser], None] = lambda parser: None
     passes_on: bool = False  # options it does not know go to the tool it starts (JupyterLab's)
 
@@ -210,14 +213,14 @@ VERBS = (
 def parser() -> argparse.ArgumentParser:
     """The command line: a global ``--root`` and one subcommand per verb."""
     main = argparse.ArgumentParser(
-        prog="python -m booktools", description="Every stage of the book, in pipeline order."
+        prog="python -m booktools", description="Every verb of the book, in the order a book is made."
     )
     main.add_argument("--root", type=Path, default=None, help="the book's checkout (default: this one)")
     verbs = main.add_subparsers(dest="verb", required=True, metavar="verb")
     for verb in VERBS:
         sub = verbs.add_parser(verb.name, help=verb.help, description=verb.help)
         verb.options(sub)
-        sub.set_defaults(stage=verb.run)
+        sub.set_defaults(verb_run=verb.run)
     return main
 
 
@@ -236,8 +239,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the verb ``argv`` names on the project; return its exit status."""
     args = parse(argv)
     project = Project(args.root.resolve()) if args.root else Project.here()
-    stage: Stage = args.stage
-    return stage(project, args)
+    verb_run: VerbRun = args.verb_run
+    return verb_run(project, args)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 import booktools
 from booktools.pipeline import book
 from booktools.project import Project
+from booktools.sources.measured import FIGURES_MIME
 
 SYNTHETIC_PAGE = "tabs"
 SYNTHETIC_VERSION = "9.8.7"
@@ -271,7 +272,6 @@ def synthetic_book(tmp_path: Path) -> Path:
 
 # Measured figures (booktools.sources.measured) on the synthetic page ------------------
 
-FIGURES_MIME = "application/vnd.d2l.figures+json"
 MEASURING_CELL = "speed-timing"
 
 

@@ -8,6 +8,6 @@ and the assignments for instructors, written under ``_build/``.
 - ``outputs``: each derived notebook run headlessly, its outputs stored in the source page
   (``python -m booktools outputs``).
 - ``assignments``: the exercises as assignments for instructors, per edition and framework
-  (``python -m booktools assignment``); ``exercise_cells`` makes each notebook's release and
-  nbgrader source.
+  (``python -m booktools assignment``).
+- ``exercise_cells``: one derived notebook's exercises as the student's release and nbgrader's source.
 """

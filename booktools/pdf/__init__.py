@@ -1,6 +1,7 @@
 """The book as PDFs, one per edition and framework, printed from the built site (``make pdf``).
 
-``document`` joins an edition's built pages into one print document with one
-framework's code, ``printer`` prints it with Chromium, ``build`` runs both for
-every edition and framework.
+- ``document``: an edition's built pages joined into one print document with one framework's code.
+- ``printer``: print documents to PDF with Chromium, offline, in one headless browser.
+- ``build``: both, for every edition and framework (``make pdf``; the ``pdf`` stage of
+  ``booktools.pipeline.book``).
 """

@@ -8,6 +8,10 @@
 - ``myst``: markdown as MyST reads it (headings and their labels).
 - ``quizzes``: the quizzes' answer keys and each edition's quiz data, and how they must agree.
 - ``strings``: each edition's interface strings and number format (``chapters/<lang>/strings.yml``).
+- ``cell_code``: a cell's code as the editions must share it, parsed, with every docstring the same.
+- ``code_text``: the words the code shows the reader, which each edition writes in its language
+  (``chapters/code_text.yml``).
+- ``exercises``: the code exercises' cells, their tags, and which of them print in the edition's language.
 - ``measured``: the measured figures the prose quotes (``{measured}`CELL-ID.NAME:FORMAT```), filled from
   the figures a cell's stored outputs recorded, in the edition's number format.
 """

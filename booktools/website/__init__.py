@@ -1,10 +1,15 @@
-"""The site: every edition built by Jupyter Book, and the Sphinx extensions that run inside the build.
+"""The site: every edition built by Jupyter Book, its root files, and the Sphinx extensions that run inside the build.
 
-- ``build``: every edition into ``_build/html/<lang>/``, and the landing page (``python -m booktools book``).
+- ``build``: every edition into ``_build/html/<lang>/`` (the ``site`` stage of ``booktools.pipeline.book``).
 - ``editions``: each edition's Jupyter Book configuration and table of contents, derived from the top-level ones.
 - ``pages``: the renderable copy of an edition's pages (framework cells marked for tabs, alt text, slides link).
 - ``alt_text``: the alt text of the heatmaps, in the edition's language.
 - ``api_docs``: the API appendix page, and the Sphinx extension that links each object to its section.
+- ``landing``: the landing page, ``_build/html/index.html``, one link per edition with its slides and PDFs.
+- ``preview_image``: the site's preview image (og:image), a heatmap of attention weights drawn at build time.
+- ``sitemap``: the site's ``sitemap.xml`` and ``robots.txt``.
+- ``site_url``: the site's absolute URLs, each made from ``html.baseurl`` in ``_config.yml``.
+  (``booktools.pipeline.book``'s ``root`` stage writes the last three and the landing page.)
 - ``static_server``: a folder served on 127.0.0.1 for the length of a block (the PDF printer's, the audit's
   and the tests'): files only, no code runs on a request, so no token.
 - ``theme/``: the Sphinx extension of every edition (language switcher, tabs, live code, accessibility).

@@ -69,7 +69,13 @@ def _placeholders(*names: str) -> Any:
 
 @dataclass(frozen=True)
 class HeatmapText:
-    """One edition's templates for the alt text of a grid of heatmaps (see the module docstring)."""
+    """One edition's templates for the alt text of a grid of heatmaps (see the module docstring).
+
+    ``english_placeholder`` is no switch of the build, which uses the templates as written either
+    way: it declares that an edition's templates are still a copy of English's, waiting for a
+    translation. ``tests/tooling/test_alt_text.py`` fails an edition other than English whose
+    templates are English's without the flag, and one that keeps the flag once translated.
+    """
 
     # The whole figure: a single heatmap, and a grid of them. {description}: the panels' sentences.
     single: str = _placeholders("queries", "keys", "description")
@@ -90,7 +96,7 @@ class HeatmapText:
     # Between the phrases of a panel's queries, and between the key phrases of one query.
     query_separator: str = _placeholders()
     key_separator: str = _placeholders()
-    # True while the templates are English text waiting for a translation.
+    # True while the templates are a copy of English's waiting for a translation (a test reads it).
     english_placeholder: bool = False
 
 

@@ -1,7 +1,7 @@
 """Every page of the built site, checked for accessibility in headless Chromium.
 
 - **axe-core** (npm ``axe-core``, pinned by ``tests/book/axe/package-lock.json``,
-  installed by ``make setup`` into ``.venv/share/d2l-book/axe/`` and injected into
+  installed by ``make test-setup`` into ``.venv/share/d2l-book/axe/`` and injected into
   each page from disk, so nothing is fetched at test time) audits every HTML page
   the build wrote under ``_build/html`` (the landing page, and each edition's
   pages, whatever they are: a page added to the book, the slides or the API
@@ -45,7 +45,7 @@ BLOCKING = ("serious", "critical")
 TIMEOUT_MS = 20_000
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-# The pinned axe-core and where `make setup` installs it (npm ci --prefix AXE_DIR).
+# The pinned axe-core and where `make test-setup` installs it (npm ci --prefix AXE_DIR).
 AXE_LOCK = PROJECT.root / "tests" / "book" / "axe" / "package-lock.json"
 AXE_DIR = Path(os.environ.get("BOOK_AXE_DIR", npm_prefix("axe")))
 AXE_PACKAGE = AXE_DIR / "node_modules" / "axe-core"
@@ -63,10 +63,10 @@ def in_ci() -> bool:
 
 @pytest.fixture(scope="session")
 def axe_script() -> Path:
-    """The pinned axe-core script, installed by ``make setup``."""
+    """The pinned axe-core script, installed by ``make test-setup``."""
     script = AXE_PACKAGE / "axe.min.js"
     if not script.is_file():
-        reason = f"axe-core is not installed at {AXE_DIR} (make setup runs npm ci for tests/book/axe)"
+        reason = f"axe-core is not installed at {AXE_DIR} (make test-setup runs npm ci for tests/book/axe)"
         if in_ci():
             pytest.fail(f"{reason} (CI=true: the book tests must run)")
         pytest.skip(reason)
@@ -247,7 +247,7 @@ def assert_offline(page) -> None:
 
 def test_axe_core_is_the_pinned_version(axe_script):
     installed = json.loads((AXE_PACKAGE / "package.json").read_text(encoding="utf-8"))["version"]
-    assert installed == pinned_axe_version(), f"stale axe-core in {AXE_DIR}: run make setup"
+    assert installed == pinned_axe_version(), f"stale axe-core in {AXE_DIR}: run make test-setup"
 
 
 def test_axe_reports_an_image_without_alt_text(page, axe_script):

@@ -3,10 +3,15 @@
 Each list is read from the tree (the files under ``booktools/``, ``VERBS`` in
 ``booktools/__main__.py``, the Makefile's ``.PHONY``), so a module, verb or target added,
 moved or removed fails here, named, until the document says so.
+
+Each package's map, the ``- ``name``:`` lines of its ``__init__`` docstring, names every module
+(``name``) and subpackage (``name/``) in the package's folder and nothing else, read from the tree
+the same way.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
@@ -60,3 +65,28 @@ def test_every_make_target_is_named():
     named = set(MAKE_TARGET.findall(DOCUMENT.read_text(encoding="utf-8")))
     assert not targets - named, f"docs/architecture.md does not name these make targets: {sorted(targets - named)}"
     assert not named - targets, f"docs/architecture.md names make targets that do not exist: {sorted(named - targets)}"
+
+
+MAP_ENTRY = re.compile(r"^- ``([A-Za-z_]\w*/?)``:", re.MULTILINE)
+PACKAGES = sorted(init.parent for init in PACKAGE.rglob("__init__.py"))
+
+
+def package_contents(package) -> set[str]:
+    """The modules of ``package`` (``name``) and its subpackages (``name/``), read from the tree."""
+    modules = {path.stem for path in package.glob("*.py") if path.name != "__init__.py"}
+    packages = {f"{path.parent.name}/" for path in package.glob("*/__init__.py")}
+    return modules | packages
+
+
+def package_map(package) -> set[str]:
+    """The names the package's map lists: each line ``- ``name``:`` of its ``__init__.py`` docstring."""
+    docstring = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    return set(MAP_ENTRY.findall(docstring))
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda package: package.relative_to(PROJECT.root).as_posix())
+def test_every_package_map_is_complete_and_true(package):
+    contents, named = package_contents(package), package_map(package)
+    where = f"{package.relative_to(PROJECT.root).as_posix()}/__init__.py"
+    assert not contents - named, f"{where}'s map (``- ``name``:`` lines) lacks: {sorted(contents - named)}"
+    assert not named - contents, f"{where}'s map names what the package lacks: {sorted(named - contents)}"

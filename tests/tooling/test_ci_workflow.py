@@ -1,7 +1,15 @@
-"""The GitHub workflow holds make audit's bar: a job of its own that fails when a Lighthouse score is low."""
+"""The GitHub workflows as written: make audit's bar, Node where make runs npm, and a published site held to the bar.
+
+``ci.yml``'s audit is a job of its own that fails when a Lighthouse score is low; every job that runs
+``make setup`` gets Node from ``actions/setup-node`` at the version ``.nvmrc`` names, which the npm
+locks' ``engines`` allow; the test job installs the system packages ``.ci/run`` installs; and
+``pages.yml`` prints the PDFs (Chromium and fonts) and deploys only a site that ``make audit`` passed.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import pytest
@@ -12,7 +20,14 @@ from booktools.checks.audit.lighthouse import CATEGORIES, Result
 from booktools.project import Project
 
 PROJECT = Project.here()
-WORKFLOW = PROJECT.root / ".github" / "workflows" / "ci.yml"
+WORKFLOWS = PROJECT.root / ".github" / "workflows"
+WORKFLOW = WORKFLOWS / "ci.yml"
+PAGES = WORKFLOWS / "pages.yml"
+NVMRC = PROJECT.root / ".nvmrc"
+CI_RUN = PROJECT.root / ".ci" / "run"
+# make targets that run make setup, and so npm ci (the Makefile: setup is their prerequisite).
+NPM_TARGETS = re.compile(r"\bmake (?:setup|test-setup|test|pytest|book|audit|pdf|slides)(?![\w-])")
+APT_INSTALL = re.compile(r"apt-get install ([^\n>]*)")
 BAR = 95  # every Lighthouse score of every page, mobile and desktop (issue 39)
 
 
@@ -72,3 +87,70 @@ def test_a_score_under_the_bar_is_a_shortfall():
     assert audit.shortfalls([("en/index.html", low)], BAR) == [f"en/index.html (mobile) performance {BAR - 1}: -"]
     missing = result({**dict.fromkeys(CATEGORIES, 100), "seo": None})
     assert len(audit.shortfalls([("en/index.html", missing)], BAR)) == 1
+
+
+def workflow(path) -> dict[str, Any]:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"]
+
+
+def apt_packages(text: str) -> set[str]:
+    """The packages of every ``apt-get install`` line of ``text``, its options left out."""
+    return {word for line in APT_INSTALL.findall(text) for word in line.split() if not word.startswith("-")}
+
+
+def node_lower_bound() -> tuple[int, ...]:
+    """The highest Node version that any package of the npm locks asks for as its lowest (``engines``)."""
+    bounds = [(0,)]
+    for lock in PROJECT.root.glob("**/package-lock.json"):
+        if "node_modules" in lock.parts or any(part.startswith(".venv") for part in lock.parts):
+            continue
+        for package in json.loads(lock.read_text(encoding="utf-8")).get("packages", {}).values():
+            engines = package.get("engines")
+            wanted = engines.get("node") if isinstance(engines, dict) else None
+            if wanted:
+                lows = [
+                    tuple(int(n) for n in re.findall(r"\d+", alternative)[:3]) or (0,)
+                    for alternative in wanted.split("||")
+                ]
+                bounds.append(min(lows))
+    return max(bounds)
+
+
+@pytest.mark.parametrize("path", [WORKFLOW, PAGES], ids=lambda path: path.name)
+def test_every_job_that_runs_npm_gets_node_from_nvmrc(path):
+    for name, job in workflow(path).items():
+        if any(NPM_TARGETS.search(line) for line in runs(job)):
+            nodes = [step for step in job["steps"] if str(step.get("uses", "")).startswith("actions/setup-node@")]
+            assert nodes, f"{path.name}: job {name} runs make setup (npm ci) with no Node: add actions/setup-node"
+            assert all(step.get("with", {}).get("node-version-file") == ".nvmrc" for step in nodes), (
+                f"{path.name}: job {name}: setup-node should read node-version-file: .nvmrc"
+            )
+
+
+def test_nvmrc_satisfies_the_npm_locks():
+    major = int(NVMRC.read_text(encoding="utf-8").strip())
+    lowest = node_lower_bound()
+    assert major >= lowest[0], f".nvmrc names Node {major}, but a package of the npm locks asks for {lowest}"
+
+
+def test_the_test_job_installs_what_ci_run_installs():
+    wanted = apt_packages(CI_RUN.read_text(encoding="utf-8"))
+    installed = apt_packages("\n".join(runs(workflow(WORKFLOW)["test"])))
+    assert wanted <= installed, f"ci.yml's test job lacks what .ci/run installs: {sorted(wanted - installed)}"
+
+
+def test_pages_prints_the_pdfs_and_deploys_only_a_site_at_the_bar():
+    jobs = workflow(PAGES)
+    build = jobs["build"]
+    packages = apt_packages("\n".join(runs(build)))
+    assert {"chromium", "fonts-noto-cjk", "fonts-dejavu-core"} <= packages, "the PDFs need Chromium and the fonts"
+    steps = build["steps"]
+    where = {
+        name: next(i for i, step in enumerate(steps) if name in str(step.get("run", "")) + str(step.get("uses", "")))
+        for name in ("make book", "make audit", "actions/upload-pages-artifact@")
+    }
+    assert where["make book"] < where["make audit"] < where["actions/upload-pages-artifact@"], where
+    audit_step = steps[where["make audit"]]
+    assert not audit_step.get("continue-on-error") and not build.get("continue-on-error"), "the bar must hold"
+    assert "AUDIT_ARGS" not in audit_step["run"] and "--fail-under" not in audit_step["run"], "the bar is make audit's"
+    assert jobs["deploy"]["needs"] == "build"

@@ -3,7 +3,7 @@
 The layers, from the bottom: what a package may import is below it, never above, so that
 a change low down is the only kind that can reach far, and no cycle hides in a function
 body. The entry point, ``booktools/__main__.py``, alone imports inside functions: each verb
-loads its stage when it runs, so that ``--help`` does not import every framework.
+loads its function's package when it runs, so that ``--help`` does not import every framework.
 """
 
 from __future__ import annotations

@@ -83,3 +83,31 @@ def test_an_unknown_tool_is_refused() -> None:
 def test_default_is_the_running_environment(tmp_path: Path) -> None:
     assert npm_prefix("katex", tmp_path) == tmp_path / "share" / "d2l-book" / "katex"
     assert npm_prefix("katex").parts[-3:] == ("share", "d2l-book", "katex")
+
+
+RULE = re.compile(r"^([^\s#][^:=\n]*?):(?!=)([^\n]*)$", re.MULTILINE)
+
+
+def prerequisites(text: str, target: str) -> set[str]:
+    """Every prerequisite ``target`` reaches in the Makefile ``text``, directly or not, variables expanded."""
+    variables = make_variables(text)
+    expanded = lambda words: REFERENCE.sub(lambda match: variables.get(match.group(1), match.group(0)), words)  # noqa: E731
+    rules: dict[str, set[str]] = {}
+    for targets, needs in RULE.findall(text):
+        for name in expanded(targets).split():
+            rules.setdefault(name, set()).update(word for word in expanded(needs).split() if word != "|")
+    reached: set[str] = set()
+    pending = [target]
+    while pending:
+        for need in rules.get(pending.pop(), set()) - reached:
+            reached.add(need)
+            pending.append(need)
+    return reached
+
+
+def test_axe_core_is_installed_for_the_tests_alone(makefile: str) -> None:
+    axe = make_variables(makefile)["AXE_SCRIPT"]
+    assert axe not in prerequisites(makefile, "book"), "make book installs axe-core, a tool of the tests only"
+    assert axe not in prerequisites(makefile, "setup"), "make setup installs axe-core, a tool of the tests only"
+    for target in ("test", "pytest"):
+        assert axe in prerequisites(makefile, target), f"make {target} does not install axe-core, which the tests use"

@@ -33,10 +33,10 @@ from booktools.sources.code_text import (
     to_english_output,
 )
 from booktools.sources.strings import NumberStrings
+from booktools.website.alt_text import HEATMAP_MIME
 
 PROJECT = Project.here()
 TEXTS = frozenset({"Keys", "Queries", "{}: slope {}", "   d  max weight"})
-HEATMAP_MIME = "application/vnd.d2l.heatmaps+json"
 INDONESIAN = NumberStrings(decimal=",", thousands=".")
 KOREAN = NumberStrings(decimal=".", thousands=",")
 

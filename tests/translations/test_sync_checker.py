@@ -21,11 +21,12 @@ from booktools.checks.translations.prose import looks_english
 from booktools.checks.translations.pycode import code_prose
 from booktools.checks.translations.wording import check_english_left, check_style_rules
 from booktools.project import Project
+from booktools.sources.measured import FIGURES_MIME
+from booktools.website.alt_text import HEATMAP_MIME
 
 CHAPTER = "attention-scoring-functions.ipynb"
 PRACTICE = "attention-scoring-in-practice.ipynb"
 PROJECT = Project.here()
-FIGURES_MIME = "application/vnd.d2l.figures+json"
 
 
 @pytest.fixture
@@ -280,7 +281,7 @@ def test_a_changed_figure_in_id(book: Project) -> None:
         out.data for out in english_cell(book, "causal-mask-demo").outputs if "image/png" in out.get("data", {})
     )
     where = edit_cell(book, "id", "sdpa-heatmap", lambda cell: cell.outputs[0].data.update(other))
-    assert_reported(book, where, "output 1 differs from English (application/vnd.d2l.heatmaps+json)")
+    assert_reported(book, where, f"output 1 differs from English ({HEATMAP_MIME})")
 
 
 def test_execution_counts_do_not_matter(book: Project) -> None:

@@ -12,10 +12,17 @@ audits, one after the other so that no run slows another:
 each with the ``mobile`` and the ``desktop`` preset. The table has, per page and
 preset, the four category scores (0-100) and the key metrics: first and largest
 contentful paint, total blocking time, cumulative layout shift, speed index and
-the bytes transferred. The site is built first if it is missing or older than
-its sources (``--site`` audits another folder as it is). Under it are the audits that cost a category under
-``--fail-under`` its points, and the Lighthouse reports stay in ``_build/audit/``.
-The exit status is 1 when a score is under ``--fail-under`` (95 unless told).
+the bytes transferred. This module audits the site as it is; ``python -m booktools audit``
+first brings ``_build/html`` up to date through ``booktools.pipeline.book``, whose stages
+re-run when the digest of what they read has changed, and with every option at its default
+the audit is itself that pipeline's ``audit`` stage, run again only when the site changed
+(``--site`` audits another folder as it is, and builds nothing). Under the table are the
+audits that cost a category under ``--fail-under`` its points, and the Lighthouse reports
+stay in ``_build/audit/``. The exit status is 1 when a score is under ``--fail-under``
+(95 unless told).
+
+- ``static_host``: the built site served as a static host serves it (gzip, cache headers, 127.0.0.1 only).
+- ``lighthouse``: one Lighthouse run, the pinned npm ``lighthouse`` with the system Chromium, read into a result.
 
 Usage::
 

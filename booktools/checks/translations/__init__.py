@@ -33,6 +33,8 @@ One job per module:
 - ``cells``: a page's cells, matched with their English originals by id;
 - ``compare``: one translated cell's structure against its English original;
 - ``wording``: one translated cell's prose (English left, glossary, style rules);
+- ``number_format``: numbers in a translation's prose, in the edition's own format;
+- ``code_texts``: ``chapters/code_text.yml`` against the English code and each edition's translations;
 - ``quiz_data``: a quiz cell's questions in the edition's data against English's;
 - ``check``: every page of every edition (``python -m booktools translations``).
 """

@@ -48,10 +48,10 @@ from booktools.sources.measured import (
 )
 from booktools.sources.save_marks import SAVE_MARK, saved_statements
 from booktools.sources.slide_marks import mark_kinds
+from booktools.website.alt_text import HEATMAP_MIME  # show_heatmaps' description of what it draws (d2l_lib)
 
 CHECK_MARKS = re.compile("[✓✗]")  # a check's report marks each property it checked (d2l_lib.exercises)
 IGNORED_OUTPUT_TAGS = {"nbval-ignore-output", "nbval-skip"}  # outputs that differ from run to run
-HEATMAP_MIME = "application/vnd.d2l.heatmaps+json"  # show_heatmaps' description of what it draws (d2l_lib)
 
 
 def _quote_item(item: object) -> str:

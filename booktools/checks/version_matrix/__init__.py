@@ -4,10 +4,10 @@
 ``jax>=0.4.30`` with ``flax>=0.8.5``, ``tensorflow>=2.16``). For every framework and each of
 two series this builds a virtual environment ``_build/versions/<framework>-<series>/``:
 
-- ``lowest``: ``d2l_lib[<extra>]`` with every requirement of the extra pinned to the series its
+- the lowest series, ``lowest``: ``d2l_lib[<extra>]`` with every requirement of the extra pinned to the series its
   lower bound names (``torch>=2.3`` gives ``torch==2.3.*``, ``flax>=0.8.5`` gives
   ``flax==0.8.5.*``), so the bound in ``pyproject.toml`` stays the one fact;
-- ``newest``: ``d2l_lib[<extra>]`` as ``pip install --upgrade`` resolves it.
+- the newest series, ``newest``: ``d2l_lib[<extra>]`` as ``pip install --upgrade`` resolves it.
 
 Nothing else is pinned: NumPy and matplotlib are whatever pip resolves beside the framework,
 as a user's ``pip install "d2l_lib[torch]"`` gets them. The library is installed from a copy
@@ -28,6 +28,9 @@ Python changed, the environment is made again; ``--recreate`` forces that (a new
 of a framework changes nothing that the stamp sees). The environments are made and tested
 one after another, and a table ends the run; the exit status is 1 if any environment
 failed to install or to pass its tests.
+
+- ``plan``: what the matrix runs (the environments, their pins, stamps and test modules), with no side effects.
+- ``runner``: each environment made, its tests run, and the table of results.
 
 Usage::
 

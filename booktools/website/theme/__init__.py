@@ -35,6 +35,31 @@ It then
 - fixes what axe-core finds in the pages (``booktools.website.theme.a11y``), among them
   two components of pydata-sphinx-theme overridden in ``templates/``
   (``search-button-field.html``, ``theme-switcher.html``; each says why).
+
+Its modules, one job each:
+
+- ``settings``: the extension's one Sphinx setting, ``book``, typed and validated.
+- ``tabs``: each group of framework cells as synchronised sphinx-design tabs, and the Colab button.
+- ``live``: the Live code button, which runs a page's code cells on a Jupyter kernel.
+- ``katex_math``: every formula typeset at build time with KaTeX.
+- ``katex_server``: sphinxcontrib-katex's render server, started without its start-up race.
+- ``katex_fonts``: which of KaTeX's fonts a page's formulas use.
+- ``metadata``: what search engines and link previews read in a page's head.
+- ``search``: a Korean search language for Sphinx's search.
+- ``theme_words``: the themes' own words in the edition's language.
+- ``pdf_links``: the PDFs, one per framework, in every page's download menu.
+- ``warning_file``: every warning of a build written to a file of its own.
+- ``loading``: what a page loads before its first paint, and what waits.
+- ``a11y``: fixes for what axe-core finds in the pages.
+- ``page_steps``: the rewriting of the written site, in ordered, named steps; the steps' modules follow.
+- ``icons``: icons as inline SVG, without Font Awesome's JavaScript.
+- ``icon_font``: Font Awesome's web fonts cut down to the glyphs the stylesheets name.
+- ``font_subset``: a web font cut down to the characters a site draws with it.
+- ``code_markup``: Pygments' spans dropped where a token looks like plain text.
+- ``code_layout``: code blocks laid out when the reader comes near them, their height held until then.
+- ``tab_stops``: keyboard access to scrollable code and outputs.
+- ``image_sizes``: every image of a page with its size, so that nothing moves when it arrives.
+- ``stylesheets``: one small stylesheet per page, without the rules no page can use.
 """
 
 from __future__ import annotations
