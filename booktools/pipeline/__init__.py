@@ -3,8 +3,10 @@
 - ``stamps``: the content digest of what a stage reads, and the stamp a stage leaves when it succeeds.
 - ``graph``: :class:`~booktools.pipeline.graph.Stage` (what a stage reads, writes, needs and runs) and
   :func:`~booktools.pipeline.graph.make`, which runs the stale ones in dependency order.
-- ``book``: the stages of ``make book`` (each edition's site, slides and PDFs, then the site's root files),
-  the one place where the whole build can be read.
+- ``book``: the stages of the build (the library, the notebooks, each edition's site, slides and PDFs, the
+  site's root files, the audit): what each reads, writes and needs, the one place where the build can be read.
+- ``stage_runs``: what each stage does when it runs, for the editions given.
+- ``tool_inputs``: the code a stage reads (the modules it runs and the files beside them) and its tools' versions.
 
 Above ``website``, ``slides``, ``pdf`` and ``checks``, below ``servers`` and the entry point.
 """

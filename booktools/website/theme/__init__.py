@@ -38,7 +38,7 @@ It then
 
 Its modules, one job each:
 
-- ``settings``: the extension's one Sphinx setting, ``book``, typed and validated.
+- ``upstream``: the releases of the themes, Sphinx and sphinxcontrib-katex the overrides were written for, checked.
 - ``tabs``: each group of framework cells as synchronised sphinx-design tabs, and the Colab button.
 - ``live``: the Live code button, which runs a page's code cells on a Jupyter kernel.
 - ``katex_math``: every formula typeset at build time with KaTeX.
