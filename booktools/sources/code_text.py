@@ -209,8 +209,8 @@ def to_english_output(text: str, pairs: list[tuple[str, str]]) -> str:
             pattern = ("(?<!\\w)" if re.match(r"\w", translated) else "") + pattern
             pattern += "(?!\\w)" if re.search(r"\w$", translated) else ""
             line = re.sub(pattern, functools.partial(_written_in, english), line)
-        lines.append(re.sub(r" {2,}", " ", line).rstrip())
-    return "\n".join(lines)
+        lines.append(line)
+    return normalized_output("\n".join(lines))
 
 
 def _written_in(english: str, match: re.Match[str]) -> str:
