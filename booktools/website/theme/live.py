@@ -52,7 +52,7 @@ from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
 from booktools.derive.kernel import NAME as KERNEL_NAME
-from booktools.npm_packages import npm_prefix
+from booktools.programs import npm_prefix
 from booktools.sources.strings import LiveStrings
 from booktools.website.sphinx_settings import CONFIG_VALUE, LOCAL_SERVER, settings_of
 
