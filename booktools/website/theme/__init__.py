@@ -36,7 +36,7 @@ It then
 
 Its modules, one job each:
 
-- ``upstream``: the releases of the themes, Sphinx and sphinxcontrib-katex the overrides were written for, checked.
+- ``upstream``: the releases of the tools the site's overrides and reach-ins were written for, and where; checked.
 - ``switcher``: the language switcher in every page's header.
 - ``search_box``: the search box's text in the edition's language.
 - ``tabs``: each group of framework cells as synchronised sphinx-design tabs, and the Colab button.
