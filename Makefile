@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # so figures show whatever the caller's MPLBACKEND is.
 KERNEL := d2l-book
 # Each pinned npm package is installed into <environment>/share/d2l-book/<tool>, where
-# booktools.npm_packages.npm_prefix looks for it; tests/tooling/test_npm_prefixes.py checks the
+# booktools.programs.npm_prefix looks for it; tests/tooling/test_npm_prefixes.py checks the
 # folders below (AXE, THEBE, KATEX, LIGHTHOUSE, REVEAL) against it.
 # axe-core for the accessibility tests (tests/book/test_accessibility.py), pinned by
 # tests/book/axe/package-lock.json, installed with npm into the environment by make test-setup:

@@ -7,7 +7,7 @@ The top modules and the packages, one concern each (every module, the data flow 
 
 - ``__main__``: the command line, its verbs and the function each verb runs.
 - ``project``: every path of the book, and ``_config.yml`` and ``_toc.yml`` as read.
-- ``npm_packages``: where each pinned npm package is installed.
+- ``programs``: where the external programs the build runs are (the pinned npm packages, Chromium).
 - ``configuration/``: the configuration files read into typed, validated objects (the lowest layer).
 - ``sources/``: what authors write, read and validated (marks, strings, quizzes, code text, measured figures).
 - ``derive/``: what is generated from it (``d2l_lib``, ``notebooks/``, stored outputs, assignments, the

@@ -29,11 +29,10 @@ from pathlib import Path
 from bs4 import Tag
 from bs4.element import NavigableString
 
-from booktools.pdf.document import TAB_SET, DocumentError, page_article
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.quizzes import QUIZ_TAG
-from booktools.website.pages import SLIDES_LINK_ID
+from booktools.website.built_pages import SLIDES_LINK_ID, TAB_SET, BuiltPageError, page_article, tab_content
 
 # At most this many words in each framework's tab of the English page (README.md, "Three pages").
 WORD_CAPS = {"attention-scoring-functions": 2500, "attention-scoring-in-practice": 3500}
@@ -60,13 +59,12 @@ def show_tab(article: Tag, framework: str, page: str) -> None:
     """Replace each framework tab set of ``article`` by the content of ``framework``'s tab.
 
     Raises:
-        DocumentError: if a tab set lacks that framework's tab.
+        BuiltPageError: if a tab set lacks that framework's tab.
     """
     while (tabs := article.select_one(TAB_SET)) is not None:
-        label = tabs.find("label", attrs={"data-sync-id": framework})
-        content = label.find_next_sibling(class_="sd-tab-content") if isinstance(label, Tag) else None
-        if not isinstance(content, Tag):
-            raise DocumentError(f"{page}.html: a tab set without a {framework} tab")
+        content = tab_content(tabs, framework)
+        if content is None:
+            raise BuiltPageError(f"{page}.html: a tab set without a {framework} tab")
         tabs.replace_with(*list(content.contents))
 
 
@@ -95,7 +93,7 @@ def page_words(html: str, page: str) -> dict[str, int]:
     """Return the words of a built page in each framework's tab, by framework name.
 
     Raises:
-        DocumentError: if the page has no article, or a tab set lacks a framework's tab.
+        BuiltPageError: if the page has no article, or a tab set lacks a framework's tab.
     """
     counts = {}
     for framework in FRAMEWORKS:
@@ -109,13 +107,13 @@ def edition_words(folder: Path, pages: list[str]) -> dict[str, dict[str, int]]:
     """Return ``page_words`` of each of ``pages`` of the built edition in ``folder``.
 
     Raises:
-        DocumentError: if a page was not built, or lacks its article or a framework's tab.
+        BuiltPageError: if a page was not built, or lacks its article or a framework's tab.
     """
     counts = {}
     for page in pages:
         path = folder / f"{page}.html"
         if not path.is_file():
-            raise DocumentError(f"{path} does not exist: build the site first (make book)")
+            raise BuiltPageError(f"{path} does not exist: build the site first (make book)")
         counts[page] = page_words(path.read_text(encoding="utf-8"), page)
     return counts
 
@@ -144,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         counts = edition_words(args.folder, args.pages or Project.here().page_names())
-    except DocumentError as error:
+    except BuiltPageError as error:
         print(f"page_words: {error}", file=sys.stderr)
         return 1
     print(report(counts))

@@ -23,12 +23,13 @@ from pathlib import Path
 from pypdf import PdfReader
 
 from booktools.configuration.book import Edition, configured_editions
-from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, Cover, DocumentError, print_document
+from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, Cover, print_document
 from booktools.pdf.printer import PdfOutput, PrintJob, print_pdfs
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings
 from booktools.website.api_docs import PAGE as API_PAGE
+from booktools.website.built_pages import BuiltPageError
 
 WORK = "pdf"
 DOCUMENT = "print.html"
@@ -53,7 +54,7 @@ def print_job(project: Project, edition: Edition, folder: Path) -> PrintJob:
     A copy of the document is written to ``document_copy``.
 
     Raises:
-        DocumentError: if a built page lacks what its print needs.
+        BuiltPageError: if a built page lacks what its print needs.
         FileNotFoundError: if the site lacks a page of ``_toc.yml``.
     """
     author = project.config().author
@@ -80,7 +81,7 @@ def build(project: Project, languages: list[str] | None = None) -> int:
     makers = [functools.partial(print_job, project, edition, folder) for edition, folder in editions]
     try:
         seconds = print_pdfs(project.site_dir, makers)
-    except (DocumentError, FileNotFoundError) as error:
+    except (BuiltPageError, FileNotFoundError) as error:
         print(f"make pdf: {error}", file=sys.stderr)
         return 1
     except Exception as error:  # Playwright's errors: said, not a traceback

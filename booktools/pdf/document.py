@@ -42,22 +42,21 @@ from bs4 import BeautifulSoup, Tag
 
 from booktools.project import LIBRARY
 from booktools.sources.frameworks import FRAMEWORKS
+from booktools.website.built_pages import SLIDES_LINK_ID, TAB_SET, BuiltPageError, page_article, tab_content
 
 PRINT_CSS = Path(__file__).resolve().with_name("print.css")
 FRAMEWORK_ATTRIBUTE = "data-pdf-framework"
 ID_SEPARATOR = "--"
-ARTICLE_START, ARTICLE_END = '<article class="bd-article"', "</article>"
-TAB_SET = "div.d2l-framework-tabs"
 MODULE_SECTION = f"module-{LIBRARY}."  # the API page's section of one module: module-d2l_lib.torch
 THEME_LAYOUT = ("pydata-sphinx-theme.css", "sphinx-book-theme.css")  # stylesheets left out (above)
-WEB_ONLY = ("a.headerlink", "p.d2l-slides-link", ".d2l-quiz button", ".d2l-quiz-feedback", "script", "summary")
+WEB_ONLY = ("a.headerlink", f"p.{SLIDES_LINK_ID}", ".d2l-quiz button", ".d2l-quiz-feedback", "script", "summary")
 ID_REFERENCES = ("for", "aria-controls", "aria-labelledby", "aria-describedby", "headers")
 CONTENTS_ID = "pdf-contents"
 FONT_STACK = re.compile(r"--pdf-(?:sans|mono):\s*([^;]+);")
 
 
-class DocumentError(ValueError):
-    """A built page lacks what its print needs (its article, a framework's tab)."""
+class DocumentError(BuiltPageError):
+    """A built page lacks what its print needs (a framework's tab)."""
 
 
 @dataclass(frozen=True)
@@ -69,19 +68,6 @@ class Cover:
     author: str
     contents: str  # the table of contents' heading
     code_in: dict[str, str]  # framework name -> "With the code in PyTorch"
-
-
-def page_article(html: str, page: str) -> Tag:
-    """Return the article of a built page (only the article is parsed: the rest is the site's).
-
-    Raises:
-        DocumentError: if the page has no ``article.bd-article``.
-    """
-    start, end = html.find(ARTICLE_START), html.rfind(ARTICLE_END)
-    article = BeautifulSoup(html[start : end + len(ARTICLE_END)], "html.parser").article if 0 <= start < end else None
-    if article is None:
-        raise DocumentError(f"{page}.html has no <article class='bd-article'>")
-    return article
 
 
 def page_title(article: Tag) -> str:
@@ -105,9 +91,8 @@ def mark_frameworks(article: Tag, page: str) -> None:
     while (tabs := article.select_one(TAB_SET)) is not None:
         marked = []
         for framework in FRAMEWORKS:
-            label = tabs.find("label", attrs={"data-sync-id": framework.name})
-            content = label.find_next_sibling(class_="sd-tab-content") if isinstance(label, Tag) else None
-            if not isinstance(content, Tag):
+            content = tab_content(tabs, framework.name)
+            if content is None:
                 raise DocumentError(f"{page}.html: a tab set without a {framework.label} tab")
             wrapper = soup.new_tag("div", attrs={FRAMEWORK_ATTRIBUTE: framework.name})
             wrapper.extend(list(content.contents))
@@ -220,7 +205,7 @@ def print_document(pages: dict[str, str], cover: Cover) -> str:
     """Return the print document of the built ``pages`` of one edition (name -> HTML, in reading order).
 
     Raises:
-        DocumentError: if a page lacks its article or a framework's tab.
+        BuiltPageError: if a page lacks its article; DocumentError (one) if it lacks a framework's tab.
     """
     names = list(pages)
     articles = {}

@@ -11,14 +11,12 @@ frameworks' content by it) and the document's title, the PDF's title, and
 ``page.pdf`` writes a tagged PDF with an outline (bookmarks) made from the
 headings, and page numbers in the footer.
 
-Chromium is Debian's ``/usr/bin/chromium`` (CI installs it, ``.ci/run``), or the
-one ``BOOK_CHROMIUM`` names: the same browser the tests drive.
+Chromium is the one ``booktools.programs.chromium`` names: the same browser the tests drive.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,10 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from booktools.programs import CHROMIUM_VARIABLE, chromium
 from booktools.website.static_server import serving_folder
 
-CHROMIUM_VARIABLE = "BOOK_CHROMIUM"
-DEFAULT_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run")
 PAPER = {"format": "A4", "margin": {"top": "18mm", "bottom": "20mm", "left": "18mm", "right": "18mm"}}
 FOOTER = (
@@ -43,11 +40,6 @@ SHOW_FRAMEWORK = (
     "document.title = title; return document.fonts.ready.then(() => true); }"
 )
 LOAD_TIMEOUT_MS = 120_000
-
-
-def chromium() -> Path:
-    """The Chromium the PDFs are printed with (``BOOK_CHROMIUM``, else Debian's)."""
-    return Path(os.environ.get(CHROMIUM_VARIABLE, DEFAULT_CHROMIUM))
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,6 @@ from pathlib import Path
 
 from booktools.checks.audit import TABLE_FILE
 from booktools.derive import library
-from booktools.pdf.printer import chromium
 from booktools.pipeline.graph import WHOLE_BOOK, Stage, make, stale_tasks
 from booktools.pipeline.stage_runs import (
     build_sites,
@@ -64,6 +63,7 @@ from booktools.pipeline.tool_inputs import (
     node_version,
     python_environment,
 )
+from booktools.programs import chromium
 from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
 from booktools.sources.code_text import library_table_file
 from booktools.sources.frameworks import FRAMEWORKS

@@ -16,8 +16,8 @@ from booktools.checks import audit
 from booktools.configuration.schema import ConfigError, read_yaml
 from booktools.derive import library, notebooks
 from booktools.pdf import build as pdf
-from booktools.pdf.printer import chromium
 from booktools.pipeline.graph import Outcome
+from booktools.programs import chromium
 from booktools.project import SITE_FILES, Project
 from booktools.slides import decks
 from booktools.sources.strings import load_strings

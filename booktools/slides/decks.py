@@ -45,7 +45,7 @@ import jinja2
 import nbformat
 
 from booktools.derive.notebooks import derive
-from booktools.npm_packages import npm_prefix
+from booktools.programs import npm_prefix
 from booktools.project import DECK_NAME, SLIDES_FOLDER, Project
 from booktools.slides.lecture import fit_slide_notebook, lecture_cells
 from booktools.slides.mathjax import COMPONENT_DIRS, mathjax_source

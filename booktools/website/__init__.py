@@ -3,6 +3,8 @@
 - ``build``: every edition into ``_build/html/<lang>/`` (the ``site`` stage of ``booktools.pipeline.book``).
 - ``editions``: each edition's Jupyter Book configuration and table of contents, derived from the top-level ones.
 - ``pages``: the renderable copy of an edition's pages (framework cells marked for tabs, alt text, slides link).
+- ``built_pages``: reading a built page (its article, its framework tab sets, the slides link), for the PDFs and
+  the word counts.
 - ``alt_text``: the alt text of the heatmaps, in the edition's language.
 - ``api_docs``: the API appendix page, and the Sphinx extension that links each object to its section.
 - ``landing``: the landing page, ``_build/html/index.html``, one link per edition with its slides and PDFs.

@@ -46,6 +46,7 @@ from booktools.sources.slide_marks import mark_kinds, strip_slide_marks
 from booktools.sources.strings import EditionStrings, load_strings
 from booktools.website import api_docs
 from booktools.website.alt_text import AltTextError, edition_heatmap_text, set_heatmap_alt_text
+from booktools.website.built_pages import SLIDES_LINK_ID
 
 TAB_CLASS = "d2l-tab-{}"
 # What a source page can be wrong in, as write_edition_sources reports it
@@ -80,7 +81,6 @@ def book_notebook(notebook: nbformat.NotebookNode, where: str = "page") -> nbfor
     return result
 
 
-SLIDES_LINK_ID = "d2l-slides-link"
 # HTML the renderable pages gain (the slides link), from Jinja2 templates in snippets/.
 SNIPPETS = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).resolve().parent / "snippets"), autoescape=True

@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from booktools.configuration.book import configured_editions, parse
-from booktools.pdf.printer import chromium
+from booktools.programs import chromium
 from booktools.project import BUILD_INPUTS, Project
 from booktools.servers import serve
 from booktools.website.static_server import serving_folder

@@ -33,7 +33,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from booktools.configuration.book import configured_editions
-from booktools.npm_packages import npm_prefix
+from booktools.programs import npm_prefix
 from booktools.project import Project
 
 PROJECT = Project.here()

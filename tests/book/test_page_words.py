@@ -17,8 +17,8 @@ import pytest
 
 from booktools.checks import page_words
 from booktools.checks.page_words import WORD_CAPS, edition_words
-from booktools.pdf.document import DocumentError
 from booktools.sources.frameworks import FRAMEWORKS, NAMES
+from booktools.website.built_pages import BuiltPageError
 
 EDITION = "en"  # the caps hold for the English original; translations run longer or shorter
 
@@ -87,12 +87,12 @@ def test_a_token_without_a_letter_or_a_digit_is_no_word():
 
 
 def test_a_page_without_its_article_or_a_tab_is_refused(tmp_path: Path):
-    with pytest.raises(DocumentError, match="article"):
+    with pytest.raises(BuiltPageError, match="article"):
         page_words.page_words("<html><body><p>No article.</p></body></html>", "bare")
     broken = PAGE.replace('data-sync-id="jax"', 'data-sync-id="mxnet"')
-    with pytest.raises(DocumentError, match="without a jax tab"):
+    with pytest.raises(BuiltPageError, match="without a jax tab"):
         page_words.page_words(broken, "broken")
-    with pytest.raises(DocumentError, match="does not exist"):
+    with pytest.raises(BuiltPageError, match="does not exist"):
         edition_words(tmp_path, ["missing"])
 
 

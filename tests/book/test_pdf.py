@@ -23,10 +23,11 @@ from PIL import Image
 
 from booktools.configuration.book import configured_editions
 from booktools.pdf.build import document_copy
-from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, font_families, mark_frameworks, page_article, page_title
+from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, font_families, mark_frameworks, page_title
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS, NAMES
 from booktools.website.api_docs import PAGE as API_PAGE
+from booktools.website.built_pages import page_article
 
 PROJECT = Project.here()
 EDITIONS = [edition.code for edition in configured_editions(PROJECT.config())]

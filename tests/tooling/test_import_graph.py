@@ -20,7 +20,7 @@ PACKAGE = Project.here().root / "booktools"
 # Bottom first. A top-level module (project.py) is a layer of its own, as a package is.
 LAYERS = (
     "configuration",
-    "npm_packages",
+    "programs",
     "project",
     "sources",
     "derive",

@@ -1,4 +1,4 @@
-"""The Makefile installs each pinned npm package where ``booktools.npm_packages.npm_prefix`` looks for it.
+"""The Makefile installs each pinned npm package where ``booktools.programs.npm_prefix`` looks for it.
 
 The folder of each npm package is spelled once for Python (``npm_prefix``) and once for
 make, which cannot ask Python before ``.venv`` exists: this test reads the Makefile's
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from booktools.npm_packages import NPM_TOOLS, npm_prefix
+from booktools.programs import NPM_TOOLS, npm_prefix
 from booktools.project import D2LBOOK_ENV, Project
 
 PROJECT = Project.here()
@@ -60,7 +60,7 @@ def test_makefile_installs_where_python_looks(makefile: str, tool: str) -> None:
     folder, environment = MAKE_VARIABLES[tool]
     assert folder in variables, f"the Makefile has no variable {folder} for npm's {tool}"
     assert Path(variables[folder]) == npm_prefix(tool, Path(variables[environment])), (
-        f"Makefile {folder} = {variables[folder]}, but booktools.npm_packages.npm_prefix({tool!r}) "
+        f"Makefile {folder} = {variables[folder]}, but booktools.programs.npm_prefix({tool!r}) "
         f"puts it at {npm_prefix(tool, Path(variables[environment]))}"
     )
 

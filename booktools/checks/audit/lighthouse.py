@@ -3,7 +3,7 @@
 ``make audit`` installs Lighthouse (npm ``lighthouse``, pinned by
 ``booktools/checks/audit/package-lock.json``) into ``.venv/share/d2l-book/lighthouse/``
 with ``npm ci``; it drives Debian's ``chromium`` (``CHROME_PATH``), headless and
-without a sandbox, as the browser tests do (``booktools.pdf.printer.chromium``). Each run is Lighthouse's default
+without a sandbox, as the browser tests do (``booktools.programs.chromium``). Each run is Lighthouse's default
 navigation with its simulated throttling: ``mobile`` is its default preset (a
 mid-range phone on a slow 4G network, the CPU slowed four times), ``desktop`` its
 ``--preset=desktop``. The simulation scales what it observed on this machine, so
@@ -19,8 +19,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from booktools.npm_packages import npm_prefix
-from booktools.pdf.printer import CHROMIUM_VARIABLE, chromium
+from booktools.programs import CHROMIUM_VARIABLE, chromium, npm_prefix
 
 # Where `make audit` installs the pinned Lighthouse (npm ci --prefix LIGHTHOUSE_PREFIX).
 LIGHTHOUSE_PREFIX = npm_prefix("lighthouse")

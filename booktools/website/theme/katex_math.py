@@ -45,7 +45,7 @@ from sphinx.util.math import get_node_equation_number
 from sphinx.writers.html5 import HTML5Translator
 from sphinxcontrib.katex import KaTeXError, render_latex
 
-from booktools.npm_packages import npm_prefix
+from booktools.programs import npm_prefix
 from booktools.website.theme.font_subset import stylesheet_characters, subset_font
 from booktools.website.theme.katex_fonts import drawn_characters, page_fonts
 from booktools.website.theme.katex_server import start_render_server

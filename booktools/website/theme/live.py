@@ -52,7 +52,7 @@ from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
 from booktools.derive.kernel import NAME as KERNEL_NAME
-from booktools.npm_packages import npm_prefix
+from booktools.programs import npm_prefix
 from booktools.sources.strings import LiveStrings
 from booktools.website.sphinx_settings import CONFIG_VALUE, LOCAL_SERVER, settings_of
 
@@ -66,6 +66,7 @@ SERVER_INFO_PATH = "/_live/server.json"
 BINDER_KERNEL = "python3"
 # What sphinx-thebe writes into every page (its settings for a Binder of its own choosing).
 SPHINX_THEBE_MARKERS = ("text/x-thebe-config", "kernelName = ")
+SPHINX_THEBE_ASSETS = ("sphinx-thebe.js", "sphinx-thebe.css")  # its loader, which points at a CDN
 STRINGS = tuple(field.name for field in dataclasses.fields(LiveStrings))  # the keys live-code.js reads
 
 
@@ -126,6 +127,24 @@ def drop_sphinx_thebe_settings(app: Sphinx, doctree: nodes.document, docname: st
             node.parent.remove(node)
 
 
+def _is_thebe_asset(asset: Any) -> bool:
+    filename = str(getattr(asset, "filename", asset) or "")
+    body = str(getattr(asset, "attributes", {}).get("body", ""))
+    return filename.endswith(SPHINX_THEBE_ASSETS) or "THEBE_JS_URL" in body
+
+
+def drop_sphinx_thebe_assets(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """Remove sphinx-thebe's loader (script and stylesheet) from the page: the Live code button loads Thebe."""
+    if app.builder.format != "html":
+        return
+    for key in ("script_files", "css_files"):
+        # In place: later handlers add to this very list.
+        if isinstance(context.get(key), list):
+            context[key][:] = [asset for asset in context[key] if not _is_thebe_asset(asset)]
+
+
 def copy_thebe(app: Sphinx, exception: Exception | None) -> None:
     """Copy Thebe's bundle into the built site's ``_static/thebe/``."""
     if exception is not None or app.builder.format != "html":
@@ -143,4 +162,5 @@ def setup_live(app: Sphinx) -> None:
     app.connect("config-inited", add_live_assets)
     # After sphinx-thebe (priority 500) has added its settings to the page.
     app.connect("doctree-resolved", drop_sphinx_thebe_settings, priority=600)
+    app.connect("html-page-context", drop_sphinx_thebe_assets, priority=400)
     app.connect("build-finished", copy_thebe)

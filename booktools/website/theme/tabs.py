@@ -24,6 +24,7 @@ from sphinx.transforms import SphinxTransform
 from sphinx_design.shared import create_component
 
 from booktools.sources.frameworks import FRAMEWORKS
+from booktools.website.built_pages import TAB_SET_CLASS
 
 SYNC_GROUP = "framework"
 CLASS_PREFIXES = ("d2l-tab-", "tag_d2l-tab-")
@@ -39,7 +40,7 @@ def frameworks_of(node: nodes.Node) -> list[str]:
 
 def tab_set(members: list[nodes.Element]) -> nodes.Element:
     """Return a sphinx-design tab set holding ``members``, one tab per framework."""
-    tabs = create_component("tab-set", classes=["sd-tab-set", "d2l-framework-tabs"])
+    tabs = create_component("tab-set", classes=["sd-tab-set", TAB_SET_CLASS])
     for index, framework in enumerate(FRAMEWORKS):
         item = create_component("tab-item", classes=["sd-tab-item"], selected=index == 0)
         label = nodes.rubric(framework.label, framework.label, classes=["sd-tab-label"])

@@ -1,12 +1,34 @@
-"""The releases of the tools whose insides the extension depends on, checked before every build.
+"""The releases of the tools whose insides the site depends on, checked before every build.
 
-The extension overrides templates of two themes and reaches into Sphinx and
-sphinxcontrib-katex where they offer no hook (each place below). Such a coupling holds
-for the release it was written against: on any other, the build stops at its start
-(``config-inited``) and names the tool, the two releases and the places to check, as
-``booktools.checks.nbval_plugin`` does for nbval. ``requirements.txt`` pins the same
-releases (``tests/tooling/test_upstream.py``); an upgrade is: check the places, then
+The site (``booktools/website/``) overrides templates of two themes and reaches into
+Sphinx, docutils and Sphinx extensions where they offer no hook (each place below). Such
+a coupling holds for the release it was written against: on any other, the build stops
+at its start (``config-inited``) and names the tool, the two releases and the places to
+check, as ``booktools.checks.nbval_plugin`` does for nbval. ``requirements.txt`` pins the
+same releases (``tests/tooling/test_upstream.py``); an upgrade is: check the places, then
 change the release here and the pin there together.
+
+What counts as a coupling, and so must be a place of its tool (a module or a template
+of ``booktools/website/``, as a path under it):
+
+- an import from a tool of the Sphinx ecosystem (Sphinx, docutils, and any distribution
+  that requires one of them: themes, Sphinx extensions, Jupyter Book), except the
+  documented extension API in :data:`PUBLIC_API` (``sphinx.application.Sphinx``,
+  ``SphinxTransform``, ``docutils.nodes``, ...): a private module, a helper function, an
+  internal class or module state;
+- a name or module that starts with ``_`` (``_assets``), of any third-party package;
+- a module imported by its name as a string (``importlib.import_module``);
+- an override of another's registration (``app.add_node(..., override=True)``);
+- a template of ``theme/templates/`` that has the name of a theme's own template: an
+  override of that theme's template (a theme's nearest, ``sphinx-book-theme`` before
+  ``pydata-sphinx-theme`` before Sphinx's ``basic``); a template no theme has is the
+  book's own;
+- and, listed by hand because no parser sees them: a tool's file, asset or CSS class
+  the code names in a string (Font Awesome's ``fontawesome.js``, sphinx-thebe's asset
+  names, sphinx-design's ``sd-tab-*`` classes, the theme's stylesheets).
+
+``tests/tooling/test_upstream.py`` finds the first five kinds in every module and
+template and fails naming any the places do not list, and any place that no longer exists.
 
 The theme's asset digest that ``templates/static/webpack-macros.html`` appends to its
 files' URLs is read from the installed theme's own template (:func:`theme_asset_digest`),
@@ -27,34 +49,141 @@ from sphinx.errors import ExtensionError
 
 
 @dataclass(frozen=True)
-class Upstream:
-    """A tool, the release the extension's couplings to it were written for, and where they are."""
+class Place:
+    """Where the site depends on a tool's insides: a file under ``booktools/website/``, and on what."""
 
-    distribution: str
+    path: str  # "theme/a11y.py"
+    what: str  # "myst_nb.sphinx_.HideCodeCellNode, imported by name"
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """A tool, the release the couplings to it were written for, its import names, and where they are."""
+
+    distribution: str  # as requirements.txt spells it
     release: str
-    places: str
+    modules: tuple[str, ...]  # the names the tool is imported by ("sphinxcontrib.katex")
+    places: tuple[Place, ...]
+
+    def place_list(self) -> str:
+        """The places, for a message: ``theme/a11y.py (what), ...``."""
+        return ", ".join(f"{place.path} ({place.what})" for place in self.places)
 
 
 UPSTREAM = (
     Upstream(
         "pydata-sphinx-theme",
         "0.17.1",
-        "templates/layout.html (tab stops, colour mode), templates/static/webpack-macros.html, "
-        "templates/search.html, icons.py (its fontawesome.js), a11y.py, stylesheets.py, tab_stops.py",
+        ("pydata_sphinx_theme",),
+        (
+            Place("theme/templates/layout.html", "tab stops, colour mode"),
+            Place("theme/templates/static/webpack-macros.html", "overrides its template; digest read by upstream.py"),
+            Place("theme/templates/search.html", "overrides its template"),
+            Place("theme/templates/search-button-field.html", "overrides its component"),
+            Place("theme/templates/theme-switcher.html", "overrides its component"),
+            Place("theme/icons.py", "its fontawesome.js"),
+            Place("theme/icon_font.py", "its Font Awesome web fonts"),
+            Place("theme/pdf_links.py", "pydata_sphinx_theme.utils.get_theme_options_dict"),
+            Place("theme/a11y.py", "its focus ring, its markup"),
+            Place("theme/stylesheets.py", "its stylesheets"),
+            Place("theme/tab_stops.py", "its tab stops on scrolling blocks"),
+        ),
     ),
     Upstream(
         "sphinx-book-theme",
         "1.3.0",
-        "templates/layout.html, templates/author.html, templates/sbt-sidebar-nav.html, templates/toggle-*-sidebar.html",
+        ("sphinx_book_theme",),
+        (
+            Place("theme/templates/layout.html", "overrides its template"),
+            Place("theme/templates/author.html", "overrides its component"),
+            Place("theme/templates/sbt-sidebar-nav.html", "overrides its component"),
+            Place("theme/templates/toggle-primary-sidebar.html", "overrides its component"),
+            Place("theme/templates/toggle-secondary-sidebar.html", "overrides its component"),
+            Place("theme/search_box.py", "its catalog booktheme, its search text"),
+            Place("theme/theme_words.py", "its catalog"),
+        ),
     ),
     Upstream(
         "Sphinx",
         "7.4.7",
-        "theme_words.py (sphinx.locale.translators), katex_math.py (HTML5Translator, get_node_equation_number), "
-        "loading.py (the assets' class)",
+        ("sphinx",),
+        (
+            Place("theme/theme_words.py", "sphinx.locale.translators"),
+            Place("theme/katex_math.py", "HTML5Translator, sphinx.util.math.get_node_equation_number"),
+            Place("theme/loading.py", "the assets' class, the basic theme's documentation_options.js.jinja"),
+            Place(
+                "theme/warning_file.py",
+                "sphinx.util.logging NAMESPACE and WarningStreamHandler, sphinx.util.console.strip_escape_sequences",
+            ),
+            Place("theme/search.py", "sphinx.search.en.SearchEnglish"),
+        ),
     ),
-    Upstream("sphinxcontrib-katex", "0.9.11", "katex_server.py (KaTeXServer), katex_math.py"),
+    Upstream(
+        "sphinxcontrib-katex",
+        "0.9.11",
+        ("sphinxcontrib.katex",),
+        (
+            Place("theme/katex_server.py", "KaTeXServer"),
+            Place("theme/katex_math.py", "render_latex, KaTeXError"),
+        ),
+    ),
+    Upstream(
+        "myst-nb",
+        "1.4.0",
+        ("myst_nb",),
+        (Place("theme/a11y.py", "myst_nb.sphinx_.HideCodeCellNode, imported by name, its HTML visitors overridden"),),
+    ),
+    Upstream(
+        "sphinx_design",
+        "0.8.0",
+        ("sphinx_design",),
+        (
+            Place("theme/tabs.py", "sphinx_design.shared.create_component, its tab set's nodes and classes"),
+            Place("built_pages.py", "its tab set's HTML: sd-tab-content, data-sync-id"),
+        ),
+    ),
+    Upstream(
+        "sphinx-thebe",
+        "0.3.1",
+        ("sphinx_thebe",),
+        (Place("theme/live.py", "its asset names sphinx-thebe.js and .css, the markers of its page settings"),),
+    ),
+    Upstream(
+        "docutils",
+        "0.21.2",
+        ("docutils",),
+        (Place("theme/a11y.py", "the HTML visitors of nodes.citation overridden"),),
+    ),
+    Upstream(
+        "sphinxext-opengraph",
+        "0.13.0",
+        ("sphinxext.opengraph",),
+        (Place("theme/metadata.py", "sphinxext.opengraph.get_tags"),),
+    ),
+    Upstream(
+        "sphinx_external_toc",
+        "1.1.0",
+        ("sphinx_external_toc",),
+        (Place("editions.py", "sphinx_external_toc.api's classes, sphinx_external_toc.parsing.create_toc_dict"),),
+    ),
+    Upstream(
+        "jupyter-book",
+        "1.0.4.post1",
+        ("jupyter_book",),
+        (Place("build.py", "jupyter_book.config.validate_yaml"),),
+    ),
 )
+# The documented extension API (module -> names), which needs no place: see the module's docstring.
+PUBLIC_API = {
+    "sphinx.application": ("Sphinx",),
+    "sphinx.config": ("Config",),
+    "sphinx.errors": ("ExtensionError",),
+    "sphinx.transforms": ("SphinxTransform",),
+    "sphinx.locale": ("_", "get_translation"),
+    "sphinx.util": ("logging",),
+    "docutils": ("nodes",),
+    "docutils.utils": ("new_document",),
+}
 _THEME = find_spec("pydata_sphinx_theme")
 _THEME_DIR = Path(str(_THEME.origin if _THEME else "")).parent / "theme" / "pydata_sphinx_theme"
 THEME_MACROS = _THEME_DIR / "static" / "webpack-macros.html"
@@ -65,9 +194,9 @@ CONTEXT_KEY = "book_theme_digest"  # what templates/static/webpack-macros.html r
 def problems(installed: dict[str, str]) -> list[str]:
     """Why the couplings cannot be trusted with the ``installed`` releases (name -> release): [] if they can."""
     return [
-        f"{tool.distribution} is {installed.get(tool.distribution, 'not installed')}, but the book's extension was "
-        f"written against {tool.release}: check {tool.places} (booktools/website/theme/), then change the release "
-        "in booktools/website/theme/upstream.py and the pin in requirements.txt together"
+        f"{tool.distribution} is {installed.get(tool.distribution, 'not installed')}, but the book's site was "
+        f"written against {tool.release}: check {tool.place_list()} (under booktools/website/), then change the "
+        "release in booktools/website/theme/upstream.py and the pin in requirements.txt together"
         for tool in UPSTREAM
         if installed.get(tool.distribution) != tool.release
     ]
