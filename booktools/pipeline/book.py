@@ -7,8 +7,8 @@ stage          reads (besides its code and tools)         writes                
                                                           ``d2l_lib/figure_text.json``
 ``notebooks``  the same                                   ``notebooks/<lang>/<framework>/``   --
 ``site``       the configuration, bibliography,           ``_build/html/<lang>/`` but its     ``library``
-               figures, ``d2l_lib/``, ``alt_text.yml``,   ``slides/`` and ``pdf/``; its own
-               ``chapters/<lang>/``                       sitemap in its build folder
+               figures, ``d2l_lib/``, the edition's       ``slides/`` and ``pdf/``; its own
+               folder ``chapters/<lang>/``                sitemap in its build folder
 ``slides``     the configuration, ``chapters/<lang>/``    ``_build/html/<lang>/slides/``      --
 ``pdf``        the configuration, and what ``site``       ``_build/html/<lang>/pdf/``         ``site``
                made for the edition
@@ -16,13 +16,18 @@ stage          reads (besides its code and tools)         writes                
                what the stages it needs made (the         ``preview.png``, ``sitemap.xml``,   ``slides``,
                editions' sitemaps among it)               ``robots.txt``                      ``pdf``,
                                                                                               ``notebooks``
-``audit``      the configuration, what ``root`` made      ``_build/audit/html/table.md``      ``root``
+``audit``      the configuration, what the stages it      ``_build/audit/html/table.md``      ``site``,
+               needs made (every edition's site, decks                                        ``slides``,
+               and PDFs, the root files)                                                      ``pdf``,
+                                                                                              ``root``
 =============  =========================================  ==================================  =============
 
 Each stage also reads its code: the modules it runs (``*_CODE`` below, with every module of
 booktools they import) and the files beside them (``booktools.pipeline.tool_inputs``), and
-the versions of its tools: the Python distributions installed, Node for the sites' KaTeX,
-``.venv-d2lbook`` for the slides, Chromium for the PDFs and the audit. What each stage
+the versions of its tools: the Python distributions its code imports (and ``jupyter-book``,
+which the site stage runs), with every distribution they require, Node for the sites' KaTeX
+and the audit's Lighthouse, ``.venv-d2lbook`` for the slides, Chromium for the PDFs and the
+audit. What each stage
 does is in ``booktools.pipeline.stage_runs``.
 
 ``site``, ``slides`` and ``pdf`` run per edition (``booktools.pipeline.graph``): after a
@@ -33,8 +38,10 @@ them runs only if they changed. Without d2lbook's environment the slides are ski
 without Chromium the PDFs, each said once: the site is then not current
 (:func:`is_current`), and they are made when the tool is there.
 
-``make book`` is the ``root`` stage with every stage it needs (:data:`BOOK`); ``make audit``
-adds the audit, which runs again only when the site has changed since it last passed.
+``make book`` is the ``root`` stage with every stage it needs (:data:`MAKE_BOOK`); ``make
+audit`` adds the audit, which runs again when anything the site is made of has changed since
+it last passed. A stage that runs once for the whole book has the edition ``all``
+(``booktools.pipeline.graph.ONCE``): its stamp is ``_build/stamps/root.all``.
 """
 
 from __future__ import annotations
@@ -45,7 +52,7 @@ from pathlib import Path
 
 from booktools.checks.audit import TABLE_FILE
 from booktools.derive import library
-from booktools.pipeline.graph import WHOLE_BOOK, Stage, make, stale_tasks
+from booktools.pipeline.graph import ONCE, Stage, make, stale_tasks
 from booktools.pipeline.stage_runs import (
     build_sites,
     build_slides,
@@ -57,11 +64,13 @@ from booktools.pipeline.stage_runs import (
     write_root,
 )
 from booktools.pipeline.tool_inputs import (
+    distributions,
     environment_digest,
     file_identity,
     module_files,
     node_version,
     python_environment,
+    third_party_imports,
 )
 from booktools.programs import chromium
 from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
@@ -122,20 +131,22 @@ def root_reads(project: Project, edition: str) -> list[Path]:
     return [*module_files(project, *ROOT_CODE), *_configuration(project), *strings]
 
 
-def _python(project: Project) -> str:
-    return environment_digest(python_environment())
+def _imported(*code: str, programs: tuple[str, ...] = ()) -> Callable[[Project], str]:
+    """The environment of a stage: the distributions its code imports (and the ``programs`` it runs), with theirs."""
+    return lambda project: distributions(third_party_imports(module_files(project, *code)), programs)
 
 
-def _sphinx_and_node(project: Project) -> str:
-    return environment_digest(python_environment(), node_version())
+def _site_tools(project: Project) -> str:
+    # jupyter-book runs as a program; KaTeX runs in Node.
+    return environment_digest(_imported(*SITE_CODE, programs=("jupyter-book",))(project), node_version())
 
 
 def _d2lbook(project: Project) -> str:
     return environment_digest(python_environment(str(project.d2lbook_env)))
 
 
-def _chromium(project: Project) -> str:
-    return environment_digest(python_environment(), file_identity(chromium()))
+def _browser(*code: str) -> Callable[[Project], str]:
+    return lambda project: environment_digest(_imported(*code)(project), file_identity(chromium()), node_version())
 
 
 STAGES = (
@@ -149,7 +160,7 @@ STAGES = (
         ],
         run=write_library,
         per_edition=False,
-        environment=_python,
+        environment=_imported(*LIBRARY_CODE),
     ),
     Stage(
         "notebooks",
@@ -158,7 +169,7 @@ STAGES = (
         writes=lambda project, edition: [project.notebooks_dir],
         run=write_notebooks,
         per_edition=False,
-        environment=_python,
+        environment=_imported(*NOTEBOOKS_CODE),
     ),
     Stage(
         "site",
@@ -168,7 +179,7 @@ STAGES = (
         run=build_sites,
         needs=("library",),
         made=site_made,
-        environment=_sphinx_and_node,
+        environment=_site_tools,
     ),
     Stage(
         "slides",
@@ -185,7 +196,7 @@ STAGES = (
         writes=lambda project, edition: [project.pdf_file(edition, framework.name) for framework in FRAMEWORKS],
         run=print_pdfs,
         needs=("site",),
-        environment=_chromium,
+        environment=_browser(*PDF_CODE),
     ),
     Stage(
         "root",
@@ -195,7 +206,7 @@ STAGES = (
         run=write_root,
         needs=("site", "slides", "pdf", "notebooks"),
         per_edition=False,
-        environment=_python,
+        environment=_imported(*ROOT_CODE),
     ),
     Stage(
         "audit",
@@ -203,12 +214,12 @@ STAGES = (
         reads=lambda project, edition: [*module_files(project, *AUDIT_CODE), *_configuration(project)],
         writes=lambda project, edition: [project.work_dir("audit") / project.site_dir.name / TABLE_FILE],
         run=run_audit,
-        needs=("root",),
+        needs=("site", "slides", "pdf", "root"),
         per_edition=False,
-        environment=_chromium,
+        environment=_browser(*AUDIT_CODE),
     ),
 )
-BOOK = "root"  # the stage make book brings up to date, with all it needs
+MAKE_BOOK = "root"  # the stage make book brings up to date, with all it needs
 
 
 def stages_up_to(name: str) -> list[Stage]:
@@ -223,7 +234,7 @@ def stages_up_to(name: str) -> list[Stage]:
     return [stage for stage in STAGES if stage.name in wanted]
 
 
-def build(project: Project, pdf: bool = True, target: str = BOOK) -> int:
+def build(project: Project, pdf: bool = True, target: str = MAKE_BOOK) -> int:
     """Bring ``target`` and the stages it needs up to date (all of ``make book`` by default); 0 or 1.
 
     Without ``pdf`` the PDFs are not printed (the tests' builds): the site is then not current.
@@ -237,7 +248,7 @@ def build(project: Project, pdf: bool = True, target: str = BOOK) -> int:
 
 def is_current(project: Project) -> bool:
     """Whether every stage of ``make book`` is up to date: the built site is what a build would make now."""
-    return not stale_tasks(project, stages_up_to(BOOK))
+    return not stale_tasks(project, stages_up_to(MAKE_BOOK))
 
 
-__all__ = ["BOOK", "STAGES", "WHOLE_BOOK", "build", "is_current", "stages_up_to"]
+__all__ = ["MAKE_BOOK", "STAGES", "ONCE", "build", "is_current", "stages_up_to"]

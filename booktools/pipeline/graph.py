@@ -30,7 +30,7 @@ from pathlib import Path
 from booktools.pipeline.stamps import clear_stamp, files_digest, read_stamp, write_stamp
 from booktools.project import Project
 
-WHOLE_BOOK = "book"  # the edition of a stage that runs once for the whole book
+ONCE = "all"  # the edition of a stage that runs once for the whole book (all editions at once)
 
 
 class Outcome(enum.Enum):
@@ -48,7 +48,7 @@ Paths = Callable[[Project, str], Sequence[Path]]
 class Stage:
     """One stage of the build.
 
-    ``reads`` and ``writes`` give, for an edition's code (or ``WHOLE_BOOK``), the files and
+    ``reads`` and ``writes`` give, for an edition's code (or ``ONCE``), the files and
     folders the stage reads and writes (a missing one makes it stale); ``made``, what the
     stages after it read of it (by default what it writes); ``environment``, a digest of the
     versions of the tools it runs with; ``needs`` names the stages whose outputs it reads, for
@@ -71,11 +71,11 @@ class Stage:
         return files_digest(project, (self.made or self.writes)(project, edition))
 
     def editions(self, project: Project) -> list[str]:
-        """The editions the stage runs for: every present one, or ``[WHOLE_BOOK]``."""
-        return project.editions() if self.per_edition else [WHOLE_BOOK]
+        """The editions the stage runs for: every present one, or ``[ONCE]``."""
+        return project.editions() if self.per_edition else [ONCE]
 
     def task(self, edition: str) -> str:
-        """The stage's name for one edition, as its stamp is named: ``site.en``, ``root.book``."""
+        """The stage's name for one edition, as its stamp is named: ``site.en``, ``root.all``."""
         return f"{self.name}.{edition}"
 
 
@@ -104,7 +104,7 @@ def need_tasks(stage: Stage, edition: str, stages: dict[str, Stage], project: Pr
     for name in stage.needs:
         need = stages[name]
         if not need.per_edition:
-            tasks.append(need.task(WHOLE_BOOK))
+            tasks.append(need.task(ONCE))
         elif stage.per_edition:
             tasks.append(need.task(edition))
         else:

@@ -6,10 +6,12 @@ styles, scripts, npm locks: every file that is not Python under the folders of t
 modules). So a change to ``checks/`` or ``servers/`` rebuilds no site, and a change to a
 template of the theme rebuilds every edition's site.
 
-The environment counts too: the distributions installed in the Python that runs the
-build (and, for the slides, in ``.venv-d2lbook``), by name and version, and the version of
-Node (KaTeX) or the path and size of Chromium (the PDFs). After an upgrade of Sphinx, the
-theme or d2lbook, the stages that use them run again.
+The environment counts too: the Python distributions a stage's code imports, and every
+distribution they require, by name and version (:func:`distributions`; for the slides,
+every distribution of ``.venv-d2lbook``), and the version of Node (KaTeX) or the path and
+size of Chromium (the PDFs, the audit). After an upgrade of Sphinx, the theme or d2lbook,
+the stages that use them run again; an upgrade of ruff or mypy, which no stage imports,
+rebuilds nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import re
 import shutil
 import subprocess
 import sys
@@ -59,31 +62,94 @@ def _parsed_imports(file: Path, mtime_ns: int, size: int) -> frozenset[str]:
 def module_files(project: Project, *modules: str) -> list[Path]:
     """The files of ``modules`` and of every module of booktools they import, with the data files beside them."""
     seen: set[Path] = set()
+    names: set[str] = set()
     todo = list(modules)
     while todo:
         name = todo.pop()
         parts = name.split(".")
         for depth in range(2, len(parts) + 1):  # a module's packages run their __init__.py first
-            file = _module_file(project.root, ".".join(parts[:depth]))
+            prefix = ".".join(parts[:depth])
+            if prefix in names:
+                continue
+            names.add(prefix)
+            file = _module_file(project.root, prefix)
             if file is not None and file not in seen:
                 seen.add(file)
                 todo += sorted(_imports(file))
-    folders = {file.parent for file in seen}
-    data = {
+    data = [path for folder in sorted({file.parent for file in seen}) for path in _data_files(folder)]
+    return sorted(seen | set(data))
+
+
+def _data_files(folder: Path) -> list[Path]:
+    """The files under a package's folder that are not Python and not another package's."""
+    return [
         path
-        for folder in folders
         for path in folder.rglob("*")
-        if path.is_file()
-        and path.suffix != ".py"
+        if path.suffix != ".py"
         and "__pycache__" not in path.parts
+        and path.is_file()
         and not _in_subpackage(path, folder)
-    }
-    return sorted(seen | data)
+    ]
 
 
 def _in_subpackage(path: Path, folder: Path) -> bool:
     """Whether ``path`` is inside a Python package nested in ``folder`` (its data belongs to that package)."""
     return any((parent / "__init__.py").is_file() for parent in path.parents if folder in parent.parents)
+
+
+def third_party_imports(files: list[Path]) -> set[str]:
+    """The top-level names of the modules outside booktools that the Python ``files`` import."""
+    found: set[str] = set()
+    for file in files:
+        if file.suffix == ".py":
+            found |= _parsed_third_party(file, file.stat().st_mtime_ns)
+    return found - set(sys.stdlib_module_names) - {PACKAGE, "__future__"}
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_third_party(file: Path, mtime_ns: int) -> frozenset[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+    return frozenset(found)
+
+
+def _requirement_name(requirement: str) -> str:
+    return re.split(r"[\s;<>=!~\[(]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+@functools.cache
+def _installed() -> dict[str, metadata.Distribution]:
+    return {str(dist.metadata["Name"]).lower().replace("_", "-"): dist for dist in metadata.distributions()}
+
+
+def distributions(modules: set[str], programs: tuple[str, ...] = ()) -> str:
+    """The installed distributions that provide ``modules`` (top-level import names) or are the ``programs``
+    a stage runs (``jupyter-book``), and every distribution they require, as sorted ``name==version`` lines."""
+    return _distributions(frozenset(modules), programs)
+
+
+@functools.cache
+def _providers() -> dict[str, list[str]]:
+    return dict(metadata.packages_distributions())
+
+
+@functools.cache
+def _distributions(modules: frozenset[str], programs: tuple[str, ...]) -> str:
+    providers = _providers()
+    todo = [name.lower().replace("_", "-") for module in modules for name in providers.get(module, [])]
+    todo += list(programs)
+    installed, seen = _installed(), set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in installed:
+            continue
+        seen.add(name)
+        todo += [_requirement_name(req) for req in installed[name].requires or [] if "extra ==" not in req]
+    return "\n".join(sorted(f"{name}=={installed[name].version}" for name in seen))
 
 
 @functools.cache

@@ -10,6 +10,7 @@ without building a site.
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -17,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from booktools.pipeline import book
-from booktools.pipeline.graph import WHOLE_BOOK, Outcome, Stage, make, ordered, stale_tasks
-from booktools.pipeline.stamps import read_stamp
+from booktools.pipeline.graph import ONCE, Outcome, Stage, make, ordered, stale_tasks
+from booktools.pipeline.stamps import files_digest, read_stamp
 from booktools.project import BUILD_INPUTS, Project
 
 PROJECT = Project.here()
@@ -38,7 +39,9 @@ def scratch(tmp_path: Path) -> Project:
 
 
 def recorded(ran: list[str], fail: frozenset[str] = frozenset()) -> list[Stage]:
-    """``book.STAGES`` with each stage's work replaced: it writes its outputs and notes ``stage.edition``."""
+    """``book.STAGES`` with each stage's work replaced: it notes ``stage.edition`` and writes each output as a
+    function of what the stage read, as a real stage would; the root files, which do not change with a page's
+    body, and d2l_lib's modules, which do not change with its prose, are written as they were."""
 
     def recorder(stage: Stage) -> Callable[[Project, list[str]], dict[str, Outcome]]:
         def run(project: Project, editions: list[str]) -> dict[str, Outcome]:
@@ -48,20 +51,20 @@ def recorded(ran: list[str], fail: frozenset[str] = frozenset()) -> list[Stage]:
                 if stage.task(edition) in fail:
                     outcomes[edition] = Outcome.FAILED
                     continue
+                read = "" if stage.name == "root" else files_digest(project, stage.reads(project, edition))
                 for path in stage.writes(project, edition):
                     if project.library_dir in path.parents:
-                        continue  # d2l_lib's modules: written again as they are, as the pages' code is the same
-                    if path.is_dir():
+                        continue
+                    if path.is_dir() or path == project.notebooks_dir:
                         path = path / "written"
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(f"{stage.task(edition)}, run {len(ran)}\n", encoding="utf-8")
+                    path.write_text(f"{stage.task(edition)} from {read}\n", encoding="utf-8")
                 outcomes[edition] = Outcome.DONE
             return outcomes
 
         return run
 
-    stages = [stage for stage in book.STAGES if stage.name != "audit"]
-    return [dataclasses.replace(stage, run=recorder(stage)) for stage in stages]
+    return [dataclasses.replace(stage, run=recorder(stage)) for stage in book.STAGES]
 
 
 def every_task(project: Project) -> set[str]:
@@ -87,7 +90,7 @@ def test_a_change_to_one_page_of_one_edition_rebuilds_that_edition_only(scratch:
     # The library and the notebooks read every page: they run, and d2l_lib is the same, so no
     # other edition's site follows.
     assert sorted(ran) == sorted(
-        ["library.book", "notebooks.book", "site.id", "slides.id", "pdf.id", f"root.{WHOLE_BOOK}"]
+        ["library.all", "notebooks.all", "site.id", "slides.id", "pdf.id", f"root.{ONCE}", f"audit.{ONCE}"]
     )
 
 
@@ -98,7 +101,8 @@ def test_a_change_to_the_theme_rebuilds_every_site_and_what_follows_but_not_the_
     ran: list[str] = []
     assert make(scratch, recorded(ran), report=lambda line: None)
     editions = scratch.editions()
-    expected = [f"site.{code}" for code in editions] + [f"pdf.{code}" for code in editions] + [f"root.{WHOLE_BOOK}"]
+    expected = [f"site.{code}" for code in editions] + [f"pdf.{code}" for code in editions]
+    expected += [f"root.{ONCE}", f"audit.{ONCE}"]
     assert sorted(ran) == sorted(expected)
 
 
@@ -120,7 +124,7 @@ def test_another_release_of_a_stage_s_tools_runs_that_stage_again(scratch: Proje
         for stage in recorded(ran)
     ]
     assert make(scratch, upgraded, report=lambda line: None)
-    assert sorted(ran) == sorted([f"slides.{code}" for code in scratch.editions()] + [f"root.{WHOLE_BOOK}"])
+    assert sorted(ran) == sorted(f"slides.{code}" for code in scratch.editions())  # and made the same decks
 
 
 def test_a_missing_output_makes_its_stage_run_again(scratch: Project) -> None:
@@ -128,30 +132,30 @@ def test_a_missing_output_makes_its_stage_run_again(scratch: Project) -> None:
     (scratch.slides_dir("ko") / "index.html").unlink()
     ran: list[str] = []
     assert make(scratch, recorded(ran), report=lambda line: None)
-    assert ran == ["slides.ko", f"root.{WHOLE_BOOK}"]
+    assert ran == ["slides.ko"]  # it made what it made before: nothing after it runs
 
 
 def test_a_failed_stage_is_not_stamped_and_what_needs_it_does_not_run(scratch: Project) -> None:
     ran: list[str] = []
     lines: list[str] = []
     assert not make(scratch, recorded(ran, fail=frozenset({"site.ko"})), report=lines.append)
-    assert "pdf.ko" not in ran and f"root.{WHOLE_BOOK}" not in ran
+    assert "pdf.ko" not in ran and f"root.{ONCE}" not in ran and f"audit.{ONCE}" not in ran
     assert "pdf.ko: not run, a stage it needs failed" in lines
     assert read_stamp(scratch, "site.ko") == "" and read_stamp(scratch, "site.en") != ""
     assert "site.ko" in stale_tasks(scratch, recorded([]))
     ran.clear()
     assert make(scratch, recorded(ran), report=lambda line: None)
-    assert sorted(ran) == ["pdf.ko", f"root.{WHOLE_BOOK}", "site.ko"]
+    assert sorted(ran) == [f"audit.{ONCE}", "pdf.ko", f"root.{ONCE}", "site.ko"]
 
 
 def test_a_skipped_stage_leaves_the_build_not_current_and_runs_once_asked(scratch: Project) -> None:
     ran: list[str] = []
     assert make(scratch, recorded(ran), skip=frozenset({"pdf"}), report=lambda line: None)
-    assert not any(task.startswith("pdf.") for task in ran) and f"root.{WHOLE_BOOK}" in ran
+    assert not any(task.startswith("pdf.") for task in ran) and f"root.{ONCE}" in ran
     assert {"pdf.en", "pdf.id", "pdf.ko"} <= set(stale_tasks(scratch, recorded([])))
     ran.clear()
     assert make(scratch, recorded(ran), report=lambda line: None)
-    assert sorted(ran) == ["pdf.en", "pdf.id", "pdf.ko", f"root.{WHOLE_BOOK}"]
+    assert sorted(ran) == [f"audit.{ONCE}", "pdf.en", "pdf.id", "pdf.ko", f"root.{ONCE}"]
 
 
 def test_stages_are_ordered_by_their_needs_and_a_cycle_or_unknown_need_is_refused() -> None:
@@ -166,7 +170,7 @@ def test_stages_are_ordered_by_their_needs_and_a_cycle_or_unknown_need_is_refuse
 
 
 def test_make_book_is_root_with_everything_it_needs_and_the_audit_comes_after() -> None:
-    assert [stage.name for stage in book.stages_up_to(book.BOOK)] == [
+    assert [stage.name for stage in book.stages_up_to(book.MAKE_BOOK)] == [
         "library",
         "notebooks",
         "site",
@@ -183,3 +187,41 @@ def test_an_edition_s_site_reads_its_own_folder_and_no_other_edition_s(scratch: 
     assert scratch.edition_dir("id") in reads
     assert not {scratch.edition_dir("en"), scratch.edition_dir("ko"), scratch.chapters} & set(reads)
     assert scratch.chapters / "alt_text.yml" in reads and scratch.library_dir in reads
+
+
+def test_the_audit_runs_again_when_a_page_changed_though_the_root_files_did_not(scratch: Project) -> None:
+    assert make(scratch, recorded([]), report=lambda line: None)
+    root_files = {path: path.read_bytes() for path in book.STAGES[-2].writes(scratch, ONCE)}
+    page = scratch.edition_dir("ko") / PAGE
+    page.write_text(page.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    ran: list[str] = []
+    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert {path: path.read_bytes() for path in root_files} == root_files
+    assert f"audit.{ONCE}" in ran and "site.ko" in ran and "site.en" not in ran
+
+
+def _docstring_needs() -> dict[str, set[str]]:
+    """The stages and their needs as ``pipeline/book.py``'s docstring table writes them."""
+    lines = (book.__doc__ or "").splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("stage ") and "needs" in line)
+    column = lines[header].index("needs")
+    table: dict[str, set[str]] = {}
+    current = ""
+    for line in lines[header + 2 :]:
+        if line.startswith("="):
+            break
+        if line.startswith("``"):
+            current = line.split("``")[1]
+            table[current] = set()
+        table[current] |= set(re.findall(r"``(\w+)``", line[column:]))
+    return table
+
+
+def test_the_docstring_table_and_the_architecture_drawing_show_the_stages_as_they_are() -> None:
+    needs = {stage.name: set(stage.needs) for stage in book.STAGES}
+    assert _docstring_needs() == needs
+    text = (PROJECT.root / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawing = text[text.index("### The build's stages") :].split("```mermaid", 1)[1].split("```", 1)[0]
+    names = dict(re.findall(r'(\w+)\["(\w+)', drawing))
+    edges = {(names[a], names[b]) for a, b in re.findall(r"(\w+)(?:\[[^\]]*\])? --> (\w+)", drawing)}
+    assert edges == {(need, name) for name, wanted in needs.items() for need in wanted}
