@@ -127,10 +127,9 @@ class Project:
         """``chapters/quizzes.yml``: the quizzes' answer keys, one per page."""
         return self.chapters / "quizzes.yml"
 
-    @property
-    def alt_text_file(self) -> Path:
-        """``chapters/alt_text.yml``: each edition's templates for the heatmaps' alt text."""
-        return self.chapters / "alt_text.yml"
+    def alt_text_file(self, language: str) -> Path:
+        """``chapters/<language>/alt_text.yml``: one edition's templates for the heatmaps' alt text."""
+        return self.edition_dir(language) / "alt_text.yml"
 
     def strings_file(self, language: str) -> Path:
         """``chapters/<language>/strings.yml``: the interface strings of one edition."""
