@@ -123,6 +123,11 @@ class Project:
         return self.chapters / "glossary.yml"
 
     @property
+    def pages_file(self) -> Path:
+        """``chapters/pages.yml``: each page's facts (word cap, quiz), one entry per page of ``_toc.yml``."""
+        return self.chapters / "pages.yml"
+
+    @property
     def quiz_keys_file(self) -> Path:
         """``chapters/quizzes.yml``: the quizzes' answer keys, one per page."""
         return self.chapters / "quizzes.yml"

@@ -28,6 +28,7 @@ import nbformat
 from booktools.configuration.schema import load
 from booktools.project import Project
 from booktools.sources.frameworks import NAMES
+from booktools.sources.page_manifest import read_manifest
 
 QUIZ_TAG = "d2l-quiz"
 TEXT_FIELDS = ("question", "text", "why")  # translated; everything else is structure
@@ -259,13 +260,26 @@ def check_cell(key: QuizKey, language: str, source: str) -> list[str]:
 def check_quizzes(project: Project) -> list[str]:
     """Check every edition's quiz cells and quiz data against the answer keys; return the problems, one line each.
 
-    Every page with a key has exactly one quiz cell in every edition, and every edition's
-    data has the key's pages, no other, each with the key's questions (raises
-    ``ConfigError`` or ``ValueError`` if the keys themselves are malformed, see :func:`read_keys`).
+    The pages with a key are exactly those with ``quiz: true`` in ``chapters/pages.yml``;
+    each has exactly one quiz cell in every edition, and every other page none. Every
+    edition's data has the key's pages, no other, each with the key's questions (raises
+    ``ConfigError`` or ``ValueError`` if the keys or the page manifest are malformed, see
+    :func:`read_keys`).
     """
-    problems = []
     keys = read_keys(project)
     keys_name = project.relative(project.quiz_keys_file)
+    manifest, manifest_name = read_manifest(project), project.relative(project.pages_file)
+    problems = [
+        f"{manifest_name}: page {page!r} has quiz: true, but {keys_name} has no answer key for it"
+        for page, facts in manifest.items()
+        if facts.quiz and page not in keys
+    ]
+    problems += [
+        f"{keys_name}: an answer key for page {page!r}, which {manifest_name} does not give quiz: true"
+        for page in keys
+        if page not in manifest or not manifest[page].quiz
+    ]
+    without_quiz = [page for page, facts in manifest.items() if not facts.quiz]
     for language in project.editions():
         name = project.relative(data_file(language, project))
         try:
@@ -296,4 +310,11 @@ def check_quizzes(project: Project) -> list[str]:
                 f"{project.relative(page)}, cell {cells[0].get('id')}: {problem}"
                 for problem in check_cell(key, language, cells[0].source)
             ]
+        for page_name in without_quiz:
+            page = project.edition_dir(language) / f"{page_name}.ipynb"
+            if page.exists() and (count := len(quiz_cells(nbformat.read(page, as_version=4)))):
+                problems.append(
+                    f"{project.relative(page)}: {count} quiz cell(s) (tag {QUIZ_TAG}), but {manifest_name} "
+                    "gives the page quiz: false"
+                )
     return problems

@@ -290,7 +290,9 @@ def set_heatmap_alt_text(notebook: Any, text: HeatmapText | None, where: str) ->
                 "of a cell one alt text, so draw one figure per cell"
             )
         if text is None:
-            raise AltTextError(f"{name}: a heatmap, but there are no templates for this edition (alt_text.yml beside its pages)")
+            raise AltTextError(
+                f"{name}: a heatmap, but there are no templates for this edition (alt_text.yml beside its pages)"
+            )
         try:
             description = parse_description(described[0]["data"][HEATMAP_MIME])
         except ValueError as error:

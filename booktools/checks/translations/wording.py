@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 from booktools.checks.translations.cells import Cell
 from booktools.checks.translations.glossary import StyleRule, Term
@@ -99,7 +100,7 @@ def check_glossary(english: Cell, translation: Cell, terms: list[Term], project:
     return problems
 
 
-def _banned_variants(texts: list[tuple[int | str, str]], terms: list[Term]) -> list[str]:
+def _banned_variants(texts: Sequence[tuple[int | str, str]], terms: list[Term]) -> list[str]:
     """Report each banned variant of ``terms`` in ``texts`` ((where, text) pairs)."""
     problems = []
     for term in terms:
@@ -136,7 +137,7 @@ def check_style_rules(translation: Cell, rules: dict[str, StyleRule], project: P
     return problems
 
 
-def _rule_breaks(name: str, rule: StyleRule, texts: list[tuple[int | str, str]]) -> list[str]:
+def _rule_breaks(name: str, rule: StyleRule, texts: Sequence[tuple[int | str, str]]) -> list[str]:
     """Report the text of ``texts`` ((where, text) pairs) that breaks the style rule ``name``."""
     patterns = ([re.compile(rule.pattern, re.IGNORECASE | re.MULTILINE)] if rule.pattern else []) + [
         _term_pattern(form) for form in rule.banned
@@ -151,7 +152,9 @@ def _rule_breaks(name: str, rule: StyleRule, texts: list[tuple[int | str, str]])
 
 
 def check_plain_texts(
-    texts: list[tuple[int | str, str]], terms: list[Term], rules: dict[str, StyleRule]
+    texts: Sequence[tuple[int | str, str]],
+    terms: list[Term],
+    rules: dict[str, StyleRule],
 ) -> list[str]:
     """Report banned variants, and breaks of the rules for ``all`` cells, in texts that are no cell.
 
