@@ -4,9 +4,13 @@
 the one ``--root`` names) and passes it to the stage a verb names. Code that other
 tools load by name makes its own with :meth:`Project.here`: the pytest plugin, and
 the MyST parser, which reads the book's ``parse`` settings. The Sphinx extensions
-get what they need as Sphinx settings. Tests make one over a temporary copy. Every
-path of the project is spelled in this module and nowhere else: a stage asks the project where a file
-is, it never joins ``root`` with a name of its own.
+get what they need as Sphinx settings. Tests make one over a temporary copy. The
+project's files (sources, data files, derived files) and what the book publishes are
+spelled in this module and nowhere else: a stage asks the project where such a file is.
+The scratch files a stage keeps inside its own work folder (:meth:`Project.work_dir`,
+``_build/<name>/``), such as the site build's copy of the sources and its warnings file
+(``booktools.website.build``) or the slides' derived notebooks and decks
+(``booktools.slides.decks``), are named by that stage.
 The reading order is ``_toc.yml``'s (``booktools.configuration.toc``); the editions are
 ``_config.yml``'s (``booktools.configuration.book``), each a folder ``chapters/<code>/``.
 """
