@@ -3,7 +3,7 @@
 An entry says what the rest of the book holds the page to: ``words``, its word cap (the
 most words a reader meets in each framework's tab of the built English page, counted by
 ``booktools.checks.page_words``; ``null`` for none), and ``quiz``, whether every edition
-ends it with a quiz (``booktools.sources.quizzes.check_quizzes`` requires a quiz exactly
+ends it with a quiz (``booktools.sources.quiz_check.check_quizzes`` requires a quiz exactly
 for those pages). :func:`manifest_problems` names a page of ``_toc.yml`` without an entry
 and an entry for no page; ``python -m booktools check`` runs it (:func:`run`).
 """

@@ -11,9 +11,8 @@ type of the figure's display data (:data:`HEATMAP_MIME`)::
 its query ``q``, the keys that get a non-zero weight, as 1-based inclusive ranges
 ``[first, last]``. The code of every edition is the same, so the description
 cannot carry words: the book build (``booktools.website.pages``) turns it into a
-sentence with the edition's templates from ``chapters/<lang>/alt_text.yml``, which
-is translated like the rest of the edition, and sets it as the image's alt text
-(myst-nb's cell metadata ``mystnb: {image: {alt: ...}}``). The English result::
+sentence with the edition's templates from ``chapters/<lang>/alt_text.yml``, which is translated
+like the rest of the edition, and sets it as the image's alt text (myst-nb's ``mystnb.image.alt``). In English::
 
     Heatmap of attention weights, 2 queries (rows) over 10 keys (columns):
     query 0 attends to keys 0 and 1; query 1 attends to keys 0 to 5.
@@ -290,9 +289,7 @@ def set_heatmap_alt_text(notebook: Any, text: HeatmapText | None, where: str) ->
                 "of a cell one alt text, so draw one figure per cell"
             )
         if text is None:
-            raise AltTextError(
-                f"{name}: a heatmap, but there are no templates for this edition (alt_text.yml beside its pages)"
-            )
+            raise AltTextError(f"{name}: a heatmap, but no templates for this edition (its alt_text.yml)")
         try:
             description = parse_description(described[0]["data"][HEATMAP_MIME])
         except ValueError as error:

@@ -35,10 +35,10 @@ from booktools.checks.translations.quiz_data import compare_quiz
 from booktools.checks.translations.wording import check_english_left, check_glossary, check_style_rules
 from booktools.configuration.schema import ConfigError
 from booktools.project import Project
+from booktools.sources.quiz_check import check_quizzes
 from booktools.sources.quizzes import (
     QUIZ_TAG,
     check_cell,
-    check_quizzes,
     data_file,
     parse_quiz_cell,
     quiz_cells,
