@@ -132,7 +132,8 @@ test-versions: $(STAMP)
 lib: setup
 	$(PY) -m booktools lib
 
-## make check: d2l_lib, notebooks/ and the translations against their sources (the three checks below)
+## make check: d2l_lib, notebooks/ and the translations against their sources (the three checks below),
+## and chapters/pages.yml against _toc.yml
 check: setup
 	$(PY) -m booktools check
 

@@ -130,8 +130,10 @@ def _translations(project: Project, args: argparse.Namespace) -> int:
 def _check(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks import translations
     from booktools.derive import library, notebooks
+    from booktools.sources import page_manifest
 
     results = [library.run(project, check=True), notebooks.run(project, check=True), translations.run(project)]
+    results.append(page_manifest.run(project))
     return max(results)
 
 
@@ -201,7 +203,11 @@ VERBS = (
     Verb("pdf", "bring the site up to date and print its editions as PDFs, one per framework", _pdf),
     Verb("serve", "serve the built site and a local Jupyter server for its live code", _serve, _serve_options),
     Verb("lab", "JupyterLab on the derived notebooks, on the d2l-book kernel", _lab, _lab_options, passes_on=True),
-    Verb("check", "check that d2l_lib, notebooks/ and the translations match their sources", _check),
+    Verb(
+        "check",
+        "check that d2l_lib, notebooks/, the translations and chapters/pages.yml match their sources",
+        _check,
+    ),
     Verb(
         "translations", "check that every translation matches the English edition", _translations, _translations_options
     ),

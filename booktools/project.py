@@ -1,13 +1,12 @@
 """The book's paths and configuration: one object, made once and handed to every stage.
 
-``python -m booktools`` makes one :class:`Project` for the checkout it runs in (or
-the one ``--root`` names) and passes it to the stage a verb names. Code that other
-tools load by name makes its own with :meth:`Project.here`: the pytest plugin, and
-the MyST parser, which reads the book's ``parse`` settings. The Sphinx extensions
-get what they need as Sphinx settings. Tests make one over a temporary copy. Every
-path of the project is spelled in this module and nowhere else: a stage asks the project where a file
-is, it never joins ``root`` with a name of its own.
-The reading order is ``_toc.yml``'s (``booktools.configuration.toc``); the editions are
+``python -m booktools`` makes one :class:`Project` for the checkout it runs in (or the one ``--root`` names)
+and passes it to the stage a verb names. Code that other tools load by name makes its own with
+:meth:`Project.here`: the pytest plugin, and the MyST parser, which reads the book's ``parse`` settings. The
+Sphinx extensions get what they need as Sphinx settings. Tests make one over a temporary copy. The project's
+files and what the book publishes are spelled here and nowhere else; a stage names only the scratch files in its
+own work folder (:meth:`Project.work_dir`: ``booktools.website.build``'s ``src``, ``booktools.slides.decks``'
+``decks``). The reading order is ``_toc.yml``'s (``booktools.configuration.toc``); the editions are
 ``_config.yml``'s (``booktools.configuration.book``), each a folder ``chapters/<code>/``.
 """
 
@@ -39,9 +38,8 @@ TOOLS = "booktools"
 BIBLIOGRAPHY = "references.bib"
 
 
-# The files at the root of the built site beside the editions' folders, as paths in the site (hence
-# also the ends of their URLs, booktools.website.site_url): the landing page, the preview image of
-# every page (og:image), the sitemap and robots.txt.
+# The files at the root of the built site beside the editions' folders, as paths in the site (hence also the ends
+# of their URLs, booktools.website.site_url): the landing page, every page's preview image, the sitemap, robots.txt.
 class SiteFiles(NamedTuple):
     """The names of the files at the site's root (``SITE_FILES``)."""
 
@@ -52,10 +50,8 @@ class SiteFiles(NamedTuple):
 
 
 SITE_FILES = SiteFiles(landing="index.html", preview="preview.png", sitemap="sitemap.xml", robots="robots.txt")
-# The two notebooks of an assignment: the students' (``release``) and nbgrader's (``source``).
-ASSIGNMENT_RELEASE, ASSIGNMENT_SOURCE = "release", "source"
-# The books as PDFs, one per edition and framework (``booktools.pdf``): in each edition's site,
-# named after the English title ("attention-scoring-functions-pytorch.pdf").
+ASSIGNMENT_RELEASE, ASSIGNMENT_SOURCE = "release", "source"  # an assignment's notebooks: students', nbgrader's
+# The books as PDFs, one per edition and framework (``booktools.pdf``), in each edition's site: "<title>-pytorch.pdf".
 PDF_FOLDER = "pdf"
 # Each edition's lecture slides (``booktools.slides``): in its site, one deck per page and framework.
 SLIDES_FOLDER = "slides"
@@ -123,14 +119,18 @@ class Project:
         return self.chapters / "glossary.yml"
 
     @property
+    def pages_file(self) -> Path:
+        """``chapters/pages.yml``: each page's facts (word cap, quiz), one entry per page of ``_toc.yml``."""
+        return self.chapters / "pages.yml"
+
+    @property
     def quiz_keys_file(self) -> Path:
         """``chapters/quizzes.yml``: the quizzes' answer keys, one per page."""
         return self.chapters / "quizzes.yml"
 
-    @property
-    def alt_text_file(self) -> Path:
-        """``chapters/alt_text.yml``: each edition's templates for the heatmaps' alt text."""
-        return self.chapters / "alt_text.yml"
+    def alt_text_file(self, language: str) -> Path:
+        """``chapters/<language>/alt_text.yml``: one edition's templates for the heatmaps' alt text."""
+        return self.edition_dir(language) / "alt_text.yml"
 
     def strings_file(self, language: str) -> Path:
         """``chapters/<language>/strings.yml``: the interface strings of one edition."""

@@ -1,4 +1,4 @@
-"""The words a reader meets on a built page, in each framework's tab: the pages' word caps.
+"""The words a reader meets on a built page, in each framework's tab, against the pages' word caps.
 
 A page's length is counted on the page as built (``_build/html/<lang>/<page>.html``),
 as a reader meets it: the article's paragraphs, list items, headings (with their
@@ -16,7 +16,8 @@ Run by hand to print the counts of an edition's pages, and the caps where a page
 
     python -m booktools.checks.page_words _build/html/en [page ...]
 
-``tests/book/test_page_words.py`` holds the English pages to ``WORD_CAPS``.
+The caps are each page's ``words`` in ``chapters/pages.yml`` (``booktools.sources.page_manifest``);
+``tests/book/test_page_words.py`` holds the English pages to them.
 """
 
 from __future__ import annotations
@@ -29,13 +30,13 @@ from pathlib import Path
 from bs4 import Tag
 from bs4.element import NavigableString
 
+from booktools.configuration.schema import ConfigError
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS
+from booktools.sources.page_manifest import word_caps
 from booktools.sources.quizzes import QUIZ_TAG
 from booktools.website.built_pages import SLIDES_LINK_ID, TAB_SET, BuiltPageError, page_article, tab_content
 
-# At most this many words in each framework's tab of the English page (README.md, "Three pages").
-WORD_CAPS = {"attention-scoring-functions": 2500, "attention-scoring-in-practice": 3500}
 LEFT_OUT = (
     "pre",  # code, outputs and literal blocks
     "div.cell",  # a code cell: its code and its outputs (the quiz's widget is one)
@@ -118,12 +119,12 @@ def edition_words(folder: Path, pages: list[str]) -> dict[str, dict[str, int]]:
     return counts
 
 
-def report(counts: dict[str, dict[str, int]]) -> str:
-    """Return a table of the counts: a line per page, a column per framework, and the page's cap."""
+def report(counts: dict[str, dict[str, int]], caps: dict[str, int]) -> str:
+    """Return a table of the counts: a line per page, a column per framework, and the page's cap in ``caps``."""
     header = ["page", *(framework.label for framework in FRAMEWORKS), "cap"]
     rows = [header]
     for page, by_framework in counts.items():
-        cap = WORD_CAPS.get(page)
+        cap = caps.get(page)
         cells = [f"{by_framework[f.name]:,}" + ("!" if cap and by_framework[f.name] > cap else "") for f in FRAMEWORKS]
         rows.append([page, *cells, f"{cap:,}" if cap else "-"])
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
@@ -135,17 +136,19 @@ def report(counts: dict[str, dict[str, int]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the words of an edition's built pages in each framework's tab; 1 if a page is missing or malformed."""
+    """Print the words of an edition's built pages in each framework's tab; 1 if a page or the caps are amiss."""
     parser = argparse.ArgumentParser(prog="python -m booktools.checks.page_words", description=__doc__.split("\n")[0])
     parser.add_argument("folder", type=Path, help="a built edition, e.g. _build/html/en")
     parser.add_argument("pages", nargs="*", help="page names (default: every page of _toc.yml)")
     args = parser.parse_args(argv)
+    project = Project.here()
     try:
-        counts = edition_words(args.folder, args.pages or Project.here().page_names())
-    except BuiltPageError as error:
+        counts = edition_words(args.folder, args.pages or project.page_names())
+        caps = word_caps(project)
+    except (BuiltPageError, ConfigError) as error:
         print(f"page_words: {error}", file=sys.stderr)
         return 1
-    print(report(counts))
+    print(report(counts, caps))
     return 0
 
 

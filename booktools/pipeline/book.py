@@ -99,8 +99,8 @@ def _all_pages(*code: str) -> Callable[[Project, str], list[Path]]:
 
 def edition_inputs(project: Project, edition: str) -> list[Path]:
     """What one edition's site reads: its code, the configuration, bibliography, figures and library,
-    the alt text's templates and the edition's own folder (its pages and strings)."""
-    shared = [project.bibliography, *project.shared_folders(), project.library_dir, project.alt_text_file]
+    and the edition's own folder (its pages, strings and alt text)."""
+    shared = [project.bibliography, *project.shared_folders(), project.library_dir]
     return [*module_files(project, *SITE_CODE), *_configuration(project), *shared, project.edition_dir(edition)]
 
 

@@ -6,6 +6,8 @@
 - ``save_marks``: d2lbook's ``#@save`` rule, which statements of a cell the library keeps.
 - ``slide_marks``: d2lbook's slide marks in markdown, stripped for the book, kept for the decks.
 - ``myst``: markdown as MyST reads it (headings and their labels).
+- ``page_manifest``: each page's facts, its word cap and whether it has a quiz (``chapters/pages.yml``).
+- ``quiz_check``: every edition's quizzes against the answer keys and the pages with ``quiz: true``.
 - ``quizzes``: the quizzes' answer keys and each edition's quiz data, and how they must agree.
 - ``strings``: each edition's interface strings and number format (``chapters/<lang>/strings.yml``).
 - ``cell_code``: a cell's code as the editions must share it, parsed, with every docstring the same.

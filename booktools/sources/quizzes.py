@@ -6,7 +6,7 @@ or explanation is written in a notebook. They are package data of the library, o
 edition, ``d2l_lib/quizzes/<language>.json`` (:func:`read_quiz_data`), written in the
 edition's language. The answers are also written once, independently of language, in
 ``chapters/quizzes.yml`` (:class:`QuizKeys`), with the code that computes each numeric
-answer. :func:`check_quizzes` reports every way an edition departs from the keys: a quiz
+answer. :func:`booktools.sources.quiz_check.check_quizzes` reports every way an edition departs from the keys: a quiz
 cell that is not that one call, another question, order, kind, choice or right answer in
 its data, a missing question text, choice or explanation.
 
@@ -200,7 +200,7 @@ def quiz_prose(source: str, project: Project) -> list[tuple[str, str]]:
 
     ``where`` names the data file, the page and the text, e.g.
     ``d2l_lib/quizzes/ko.json: preliminaries: check-shape, choice a, why``; [] if the cell
-    or the data is malformed (:func:`check_quizzes` reports those).
+    or the data is malformed (``quiz_check.check_quizzes`` reports those).
     """
     try:
         page, language = parse_quiz_cell(source)
@@ -253,47 +253,4 @@ def check_cell(key: QuizKey, language: str, source: str) -> list[str]:
         problems.append(f"the cell is the quiz of {page!r}, not {key.page!r}")
     if cell_language != language:
         problems.append(f"the cell's language is {cell_language!r}, the edition's {language!r}")
-    return problems
-
-
-def check_quizzes(project: Project) -> list[str]:
-    """Check every edition's quiz cells and quiz data against the answer keys; return the problems, one line each.
-
-    Every page with a key has exactly one quiz cell in every edition, and every edition's
-    data has the key's pages, no other, each with the key's questions (raises
-    ``ConfigError`` or ``ValueError`` if the keys themselves are malformed, see :func:`read_keys`).
-    """
-    problems = []
-    keys = read_keys(project)
-    keys_name = project.relative(project.quiz_keys_file)
-    for language in project.editions():
-        name = project.relative(data_file(language, project))
-        try:
-            data: dict[str, list[dict[str, Any]]] | None = read_quiz_data(language, project)
-        except FileNotFoundError:
-            data = None
-            problems.append(f"{name}: missing (the quiz data of the {language!r} edition)")
-        except ValueError as error:
-            data = None
-            problems.append(str(error))
-        if data is not None:
-            problems += [f"{name}: page {page!r} has no answer key in {keys_name}" for page in data if page not in keys]
-        for key in keys.values():
-            if data is not None:
-                if key.page not in data:
-                    problems.append(f"{name}: no quiz for page {key.page!r}")
-                else:
-                    problems += [f"{name}: {key.page}: {problem}" for problem in check_questions(key, data[key.page])]
-            page = project.edition_dir(language) / f"{key.page}.ipynb"
-            if not page.exists():
-                problems.append(f"{project.relative(project.quiz_keys_file)}: no page {project.relative(page)}")
-                continue
-            cells = quiz_cells(nbformat.read(page, as_version=4))
-            if len(cells) != 1:
-                problems.append(f"{project.relative(page)}: {len(cells)} quiz cells (tag {QUIZ_TAG}); one expected")
-                continue
-            problems += [
-                f"{project.relative(page)}, cell {cells[0].get('id')}: {problem}"
-                for problem in check_cell(key, language, cells[0].source)
-            ]
     return problems

@@ -11,9 +11,8 @@ type of the figure's display data (:data:`HEATMAP_MIME`)::
 its query ``q``, the keys that get a non-zero weight, as 1-based inclusive ranges
 ``[first, last]``. The code of every edition is the same, so the description
 cannot carry words: the book build (``booktools.website.pages``) turns it into a
-sentence with the edition's templates from ``chapters/alt_text.yml``, which is
-translated like the rest of the edition, and sets it as the image's alt text
-(myst-nb's cell metadata ``mystnb: {image: {alt: ...}}``). The English result::
+sentence with the edition's templates from ``chapters/<lang>/alt_text.yml``, which is translated
+like the rest of the edition, and sets it as the image's alt text (myst-nb's ``mystnb.image.alt``). In English::
 
     Heatmap of attention weights, 2 queries (rows) over 10 keys (columns):
     query 0 attends to keys 0 and 1; query 1 attends to keys 0 to 5.
@@ -102,9 +101,9 @@ class HeatmapText:
 
 @dataclass(frozen=True)
 class AltTextFile:
-    """``chapters/alt_text.yml``: the alt-text templates of every edition."""
+    """``chapters/<lang>/alt_text.yml``: one edition's alt-text templates."""
 
-    heatmaps: dict[str, HeatmapText]
+    heatmaps: HeatmapText
 
 
 @dataclass(frozen=True)
@@ -243,24 +242,25 @@ def describe_heatmaps(description: HeatmapDescription, text: HeatmapText) -> str
     )
 
 
-def load_alt_text(project: Project) -> AltTextFile:
-    """Read and validate ``chapters/alt_text.yml``.
+def load_alt_text(code: str, project: Project) -> AltTextFile:
+    """Read and validate the edition ``code``'s ``chapters/<code>/alt_text.yml``.
 
     Raises:
         booktools.configuration.schema.ConfigError: naming the key and what was expected.
     """
-    return load(project.alt_text_file, AltTextFile, project.relative(project.alt_text_file))
+    path = project.alt_text_file(code)
+    return load(path, AltTextFile, project.relative(path))
 
 
 def edition_heatmap_text(code: str, project: Project) -> HeatmapText | None:
-    """Return the heatmap templates of the edition ``code``, or None if the book or the edition has none.
+    """Return the heatmap templates of the edition ``code``, or None if the edition has no alt-text file.
 
     Raises:
-        booktools.configuration.schema.ConfigError: if ``chapters/alt_text.yml`` is invalid.
+        booktools.configuration.schema.ConfigError: if ``chapters/<code>/alt_text.yml`` is invalid.
     """
-    if not project.alt_text_file.is_file():
+    if not project.alt_text_file(code).is_file():
         return None
-    return load_alt_text(project).heatmaps.get(code)
+    return load_alt_text(code, project).heatmaps
 
 
 def set_heatmap_alt_text(notebook: Any, text: HeatmapText | None, where: str) -> None:
@@ -289,7 +289,7 @@ def set_heatmap_alt_text(notebook: Any, text: HeatmapText | None, where: str) ->
                 "of a cell one alt text, so draw one figure per cell"
             )
         if text is None:
-            raise AltTextError(f"{name}: a heatmap, but chapters/alt_text.yml has no templates for this edition")
+            raise AltTextError(f"{name}: a heatmap, but no templates for this edition (its alt_text.yml)")
         try:
             description = parse_description(described[0]["data"][HEATMAP_MIME])
         except ValueError as error:

@@ -147,6 +147,8 @@ def write_edition_sources(source_dir: Path, target_root: Path, project: Project)
     heatmap_text = edition_heatmap_text(source_dir.name, project)
     strings = load_strings(project, source_dir.name)
     extensions = extensions_of(project)
+    # Read here, not pages: the strings go in as settings, the alt text into the heatmaps' cells.
+    data_files = {project.strings_file(source_dir.name), project.alt_text_file(source_dir.name)}
     for path in sorted(source_dir.iterdir()):
         if path.suffix == ".ipynb":
             source = nbformat.read(path, as_version=4)
@@ -157,7 +159,7 @@ def write_edition_sources(source_dir: Path, target_root: Path, project: Project)
             nbformat.write(notebook, target / path.name)
         elif path.suffix == ".md":
             (target / path.name).write_text(strip_slide_marks(_md_page(path, strings, project)), encoding="utf-8")
-        elif path.is_file() and path != project.strings_file(source_dir.name):  # strings go in as settings
+        elif path.is_file() and path not in data_files:
             shutil.copy2(path, target / path.name)
     (target / f"{api_docs.PAGE}.md").write_text(api_docs.page(strings.api), encoding="utf-8")
     for folder in project.shared_folders():

@@ -1,12 +1,11 @@
-"""The lesson and the engineering page keep to their length, counted on the built English page.
+"""Each page with a word cap keeps to its length, counted on the built English page.
 
 ``booktools.checks.page_words`` counts the words a reader meets in each framework's tab
 (paragraphs, list items, headings and captions; an inline formula one word, a reference
 as the text it shows; not code, outputs, display math, the other tabs, the folded
-solutions, the quiz or the bibliography). The lesson (``attention-scoring-functions``)
-has at most 2,500 words in every tab, the engineering page
-(``attention-scoring-in-practice``) at most 3,500 (``WORD_CAPS``). First, without the
-site, what the counter counts, on a page made for it.
+solutions, the quiz or the bibliography). Each page's cap, in every tab, is its ``words``
+in ``chapters/pages.yml``. First, without the site, what the counter counts, on a page
+made for it.
 """
 
 from __future__ import annotations
@@ -16,11 +15,14 @@ from pathlib import Path
 import pytest
 
 from booktools.checks import page_words
-from booktools.checks.page_words import WORD_CAPS, edition_words
+from booktools.checks.page_words import edition_words
+from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS, NAMES
+from booktools.sources.page_manifest import word_caps
 from booktools.website.built_pages import BuiltPageError
 
 EDITION = "en"  # the caps hold for the English original; translations run longer or shorter
+WORD_CAPS = word_caps(Project.here())  # chapters/pages.yml: each page's `words`
 
 
 def katex(symbols: str) -> str:

@@ -39,7 +39,6 @@ from booktools.website.pages import book_notebook
 from d2l_lib.torch import _heatmap_description as heatmap_description
 
 PROJECT = Project.here()
-ALT_TEXT_FILE = PROJECT.relative(PROJECT.alt_text_file)
 CONFIG = yaml.safe_load(PROJECT.config_file.read_text(encoding="utf-8"))
 PNG = base64.b64encode(
     bytes.fromhex(
@@ -50,7 +49,7 @@ PNG = base64.b64encode(
 
 
 def english() -> HeatmapText:
-    return load_alt_text(PROJECT).heatmaps["en"]
+    return load_alt_text("en", PROJECT).heatmaps
 
 
 # --- reading an English sentence back into the keys of each query ------------------------------
@@ -268,21 +267,20 @@ def test_a_malformed_description_is_refused(change, message):
 # --- the templates of every edition --------------------------------------------------------------
 
 
-def test_every_edition_has_valid_templates():
-    templates = load_alt_text(PROJECT).heatmaps
-    assert set(templates) == set(CONFIG["editions"]), "one entry per edition of _config.yml"
+@pytest.mark.parametrize("code", CONFIG["editions"])
+def test_every_edition_has_valid_templates_beside_its_pages(code):
+    assert PROJECT.alt_text_file(code).is_file(), f"every edition of _config.yml has {PROJECT.alt_text_file(code)}"
+    assert isinstance(load_alt_text(code, PROJECT).heatmaps, HeatmapText)
 
 
-def test_a_flagged_edition_is_still_english_and_a_translated_one_is_not_flagged():
-    templates = load_alt_text(PROJECT).heatmaps
-    english_text = dataclasses.replace(templates["en"], english_placeholder=False)
-    for code, text in templates.items():
-        same = dataclasses.replace(text, english_placeholder=False) == english_text
-        if code != "en":
-            assert text.english_placeholder == same, (
-                f"{ALT_TEXT_FILE}: heatmaps.{code}: english_placeholder is "
-                f"{text.english_placeholder}, but the templates are {'' if same else 'not '}the English ones"
-            )
+@pytest.mark.parametrize("code", [code for code in CONFIG["editions"] if code != "en"])
+def test_a_flagged_edition_is_still_english_and_a_translated_one_is_not_flagged(code):
+    text = load_alt_text(code, PROJECT).heatmaps
+    same = dataclasses.replace(text, english_placeholder=False) == english()
+    assert text.english_placeholder == same, (
+        f"{PROJECT.relative(PROJECT.alt_text_file(code))}: heatmaps: english_placeholder is "
+        f"{text.english_placeholder}, but the templates are {'' if same else 'not '}the English ones"
+    )
 
 
 @pytest.mark.parametrize(
@@ -294,10 +292,11 @@ def test_a_flagged_edition_is_still_english_and_a_translated_one_is_not_flagged(
     ],
 )
 def test_a_template_without_its_placeholders_is_refused_naming_the_key(template, message):
-    data = yaml.safe_load(PROJECT.alt_text_file.read_text(encoding="utf-8"))
-    data["heatmaps"]["id"]["query"] = template
-    with pytest.raises(ConfigError, match=rf"heatmaps\.id\.query: {message}"):
-        validate(data, alt_text.AltTextFile, ALT_TEXT_FILE)
+    path = PROJECT.alt_text_file("id")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["heatmaps"]["query"] = template
+    with pytest.raises(ConfigError, match=rf"chapters/id/alt_text\.yml: heatmaps\.query: {message}"):
+        validate(data, alt_text.AltTextFile, PROJECT.relative(path))
 
 
 # --- a page: the build sets the alt text of each heatmap ------------------------------------------

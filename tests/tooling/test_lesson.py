@@ -6,8 +6,8 @@
 - the lesson's layers and solutions call the public ``masked_softmax`` and nothing
   private, and the lesson saves nothing: the library is saved from the engineering page.
 
-Its length, at most 2,500 words of prose a reader meets in every framework's tab, is
-counted on the built page (``booktools.checks.page_words``), by
+Its length, within its word cap (``words`` in ``chapters/pages.yml``) in every framework's
+tab, is counted on the built page (``booktools.checks.page_words``), by
 ``tests/book/test_page_words.py``. ``tests/library/test_lesson_equals_library.py`` and
 its JAX and TensorFlow twins prove that the lesson's code gives the library's results.
 """

@@ -186,7 +186,8 @@ def test_an_edition_s_site_reads_its_own_folder_and_no_other_edition_s(scratch: 
     reads = book.edition_inputs(scratch, "id")
     assert scratch.edition_dir("id") in reads
     assert not {scratch.edition_dir("en"), scratch.edition_dir("ko"), scratch.chapters} & set(reads)
-    assert scratch.chapters / "alt_text.yml" in reads and scratch.library_dir in reads
+    assert scratch.library_dir in reads  # the edition's alt text is in its own folder
+    assert scratch.alt_text_file("id").is_relative_to(scratch.edition_dir("id"))
 
 
 def test_the_audit_runs_again_when_a_page_changed_though_the_root_files_did_not(scratch: Project) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 
 import nbformat
 import pytest
+import yaml
 
 from booktools.checks.translations.cells import Cell
 from booktools.checks.translations.glossary import read_glossary, read_rules
@@ -34,10 +35,10 @@ from booktools.checks.translations.quiz_data import compare_quiz
 from booktools.checks.translations.wording import check_english_left, check_glossary, check_style_rules
 from booktools.configuration.schema import ConfigError
 from booktools.project import Project
+from booktools.sources.quiz_check import check_quizzes
 from booktools.sources.quizzes import (
     QUIZ_TAG,
     check_cell,
-    check_quizzes,
     data_file,
     parse_quiz_cell,
     quiz_cells,
@@ -315,3 +316,25 @@ def test_the_wheel_ships_the_quiz_data(tmp_path: Path):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {f"d2l_lib/quizzes/{language}.json" for language in LANGUAGES} <= names
     assert "d2l_lib/quiz.py" in names
+
+
+def test_the_pages_with_a_quiz_are_exactly_those_the_manifest_gives_quiz_true(book):
+    manifest = yaml.safe_load(book.pages_file.read_text(encoding="utf-8"))
+    manifest["pages"]["preliminaries"]["quiz"] = False
+    book.pages_file.write_text(yaml.safe_dump(manifest), encoding="utf-8")
+    problems = check_quizzes(book)
+    assert (
+        "chapters/quizzes.yml: an answer key for page 'preliminaries', which chapters/pages.yml does not give "
+        "quiz: true"
+    ) in problems
+    assert any(problem.startswith("chapters/ko/preliminaries.ipynb: 1 quiz cell(s)") for problem in problems)
+
+
+def test_a_page_with_quiz_true_but_no_answer_key_fails(book):
+    keys = yaml.safe_load(book.quiz_keys_file.read_text(encoding="utf-8"))
+    del keys["pages"]["attention-scoring-in-practice"]
+    book.quiz_keys_file.write_text(yaml.safe_dump(keys), encoding="utf-8")
+    assert (
+        "chapters/pages.yml: page 'attention-scoring-in-practice' has quiz: true, but chapters/quizzes.yml has "
+        "no answer key for it"
+    ) in check_quizzes(book)

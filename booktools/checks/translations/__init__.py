@@ -14,7 +14,8 @@ original, cell by cell:
   math, MyST labels, role targets, directives, heading levels and URLs, and the
   measured figures quoted (``{measured}`CELL-ID.NAME:FORMAT```, ``booktools.sources.measured``),
   same cell, name and format in the same order;
-- the glossary ``chapters/glossary.yml``: no banned variant anywhere, and the
+- the glossary ``chapters/glossary.yml``: no banned variant anywhere (the
+  edition's alt-text templates, ``chapters/<lang>/alt_text.yml``, included), and the
   chosen term in each markdown cell whose English original names the concept;
 - the glossary's style rules (its ``rules``, per edition): no text that breaks
   one, in markdown, comments, docstrings and quiz text;
@@ -32,7 +33,7 @@ One job per module:
 - ``pycode``: code without comments and docstrings, and the prose in them;
 - ``cells``: a page's cells, matched with their English originals by id;
 - ``compare``: one translated cell's structure against its English original;
-- ``wording``: one translated cell's prose (English left, glossary, style rules);
+- ``wording``: one translated cell's prose (English left, glossary, style rules), and texts outside cells;
 - ``number_format``: numbers in a translation's prose, in the edition's own format;
 - ``code_texts``: ``chapters/code_text.yml`` against the English code and each edition's translations;
 - ``quiz_data``: a quiz cell's questions in the edition's data against English's;

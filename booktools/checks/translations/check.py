@@ -3,11 +3,13 @@
 Each page ``_toc.yml`` lists is compared with its English original, cell by cell
 (``booktools.checks.translations.compare``), after its cells are matched by id
 (``booktools.checks.translations.cells``). Problems are reported as
-``<file>, cell <number> (id <id>): <problem>``.
+``<file>, cell <number> (id <id>): <problem>``. The edition's alt-text templates
+(``chapters/<lang>/alt_text.yml``) are held to its glossary's banned variants too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -27,12 +29,18 @@ from booktools.checks.translations.glossary import GlossaryError, StyleRule, Ter
 from booktools.checks.translations.number_format import check_number_format
 from booktools.checks.translations.prose import WORD
 from booktools.checks.translations.quiz_data import compare_quiz
-from booktools.checks.translations.wording import check_english_left, check_glossary, check_style_rules
+from booktools.checks.translations.wording import (
+    check_english_left,
+    check_glossary,
+    check_plain_texts,
+    check_style_rules,
+)
 from booktools.project import SOURCE_LANGUAGE, Project
 from booktools.sources.code_text import read_registry
 from booktools.sources.measured import MeasuredError, page_figures
 from booktools.sources.quizzes import QUIZ_TAG
 from booktools.sources.strings import check_library_messages, load_strings
+from booktools.website.alt_text import edition_heatmap_text
 
 
 def compare_page(
@@ -100,6 +108,24 @@ def _page_figures(path: Path, where: str) -> dict[str, dict[str, float]]:
         return {}
 
 
+def check_alt_text(language: str, terms: list[Term], rules: dict[str, StyleRule], project: Project) -> list[str]:
+    """Hold an edition's alt-text templates (``chapters/<lang>/alt_text.yml``) to its glossary and rules.
+
+    Raises:
+        booktools.configuration.schema.ConfigError: if the file is malformed.
+    """
+    text = edition_heatmap_text(language, project)
+    if text is None:
+        return []
+    templates = [
+        (f"heatmaps.{field.name}", value)
+        for field in dataclasses.fields(text)
+        if isinstance(value := getattr(text, field.name), str)
+    ]
+    path = project.relative(project.alt_text_file(language))
+    return [f"{path}: {problem}" for problem in check_plain_texts(templates, terms, rules)]
+
+
 def check(project: Project, languages: list[str] | None = None) -> list[str]:
     """Compare every translated page with English; return the problems, one line each.
 
@@ -124,6 +150,7 @@ def check(project: Project, languages: list[str] | None = None) -> list[str]:
                 continue
             texts = registry.page(english.stem)
             problems += compare_page(english, translation, terms, project, rules, texts, translated)
+        problems += check_alt_text(language, terms, rules, project)
         problems += [
             f"{language}: {text!r} is translated in more than one way: "
             + "; ".join(f"{found!r} ({where})" for found, where in sorted(ways))

@@ -4,7 +4,9 @@ edition's style rules.
 - :func:`check_english_left`: no sentence left in English;
 - :func:`check_glossary`: no banned variant, and the chosen term where English names the concept;
 - :func:`check_style_rules`: nothing that breaks one of the edition's style rules
-  (the glossary's ``rules``).
+  (the glossary's ``rules``);
+- :func:`check_plain_texts`: the same two for texts outside the cells (the heatmaps' alt
+  text): no banned variant, nothing that breaks a rule for ``all`` cells.
 
 Markdown is read as :func:`booktools.checks.translations.markdown.parsed` reads it; the glossary and
 the style rules read it with each measured figure's placeholder as a number (``0``): a cell id is
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 from booktools.checks.translations.cells import Cell
 from booktools.checks.translations.glossary import StyleRule, Term
@@ -85,14 +88,7 @@ def check_glossary(english: Cell, translation: Cell, terms: list[Term], project:
         if translation.kind == "markdown"
         else _prose(translation, project)
     )
-    for term in terms:
-        for variant in term.banned:
-            for where, text in texts:
-                for match in _term_pattern(variant).finditer(text):
-                    at = _at(where, text.count("\n", 0, match.start()))
-                    problems.append(
-                        f"glossary: banned variant {match.group(0)!r} of {term.concept!r} ({at}); write {term.term!r}"
-                    )
+    problems += _banned_variants(texts, terms)
     if translation.kind == "markdown":
         english_prose = parsed(english.source).prose
         translated = squash(parsed(translation.source).prose.replace("*", "")).lower()
@@ -101,6 +97,20 @@ def check_glossary(english: Cell, translation: Cell, terms: list[Term], project:
                 problems.append(
                     f"glossary: English names {term.concept!r} here, but the translation lacks the term {term.term!r}"
                 )
+    return problems
+
+
+def _banned_variants(texts: Sequence[tuple[int | str, str]], terms: list[Term]) -> list[str]:
+    """Report each banned variant of ``terms`` in ``texts`` ((where, text) pairs)."""
+    problems = []
+    for term in terms:
+        for variant in term.banned:
+            for where, text in texts:
+                for match in _term_pattern(variant).finditer(text):
+                    at = _at(where, text.count("\n", 0, match.start()))
+                    problems.append(
+                        f"glossary: banned variant {match.group(0)!r} of {term.concept!r} ({at}); write {term.term!r}"
+                    )
     return problems
 
 
@@ -122,14 +132,37 @@ def check_style_rules(translation: Cell, rules: dict[str, StyleRule], project: P
     """
     problems = []
     for name, rule in rules.items():
-        if rule.cells not in ("all", translation.kind):
-            continue
-        patterns = ([re.compile(rule.pattern, re.IGNORECASE | re.MULTILINE)] if rule.pattern else []) + [
-            _term_pattern(form) for form in rule.banned
-        ]
-        for first_line, text in _rule_texts(translation, rule, project):
-            for pattern in patterns:
-                for match in pattern.finditer(text):
-                    at = _at(first_line, text.count("\n", 0, match.start()))
-                    problems.append(f"style rule {name!r}: {match.group(0)!r} ({at}): {rule.statement}")
+        if rule.cells in ("all", translation.kind):
+            problems += _rule_breaks(name, rule, _rule_texts(translation, rule, project))
+    return problems
+
+
+def _rule_breaks(name: str, rule: StyleRule, texts: Sequence[tuple[int | str, str]]) -> list[str]:
+    """Report the text of ``texts`` ((where, text) pairs) that breaks the style rule ``name``."""
+    patterns = ([re.compile(rule.pattern, re.IGNORECASE | re.MULTILINE)] if rule.pattern else []) + [
+        _term_pattern(form) for form in rule.banned
+    ]
+    problems = []
+    for first_line, text in texts:
+        for pattern in patterns:
+            for match in pattern.finditer(text):
+                at = _at(first_line, text.count("\n", 0, match.start()))
+                problems.append(f"style rule {name!r}: {match.group(0)!r} ({at}): {rule.statement}")
+    return problems
+
+
+def check_plain_texts(
+    texts: Sequence[tuple[int | str, str]],
+    terms: list[Term],
+    rules: dict[str, StyleRule],
+) -> list[str]:
+    """Report banned variants, and breaks of the rules for ``all`` cells, in texts that are no cell.
+
+    ``texts``: (where, text) pairs, ``where`` naming the text (``heatmaps.single``). Rules
+    for markdown or code alone read those cells' syntax, so they do not apply here.
+    """
+    problems = _banned_variants(texts, terms)
+    for name, rule in rules.items():
+        if rule.cells == "all":
+            problems += _rule_breaks(name, rule, texts)
     return problems
