@@ -14,7 +14,7 @@ The verbs, in the order a book is made::
     notebooks     source pages        -> notebooks/<lang>/<fw>/  (make notebooks)
     outputs       derived notebooks   -> stored outputs          (make outputs)
     assignment    derived notebooks   -> _build/assignments/     (make assignment)
-    book          source pages        -> _build/html/            (make book: booktools.pipeline.book,
+    book          source pages        -> _build/html/            (make book: booktools.pipeline.stages,
                                                                   each stage run when what it reads changed)
     slides        source pages        -> _build/html/<lang>/slides/  (make slides: that stage only)
     pdf           built site          -> _build/html/<lang>/pdf/     (make pdf: the site, then the PDFs)
@@ -80,9 +80,9 @@ def _outputs(project: Project, args: argparse.Namespace) -> int:
 
 
 def _book(project: Project, args: argparse.Namespace) -> int:
-    from booktools.pipeline import book
+    from booktools.pipeline import stages
 
-    return book.build(project, pdf=not args.no_pdf)
+    return stages.build(project, pdf=not args.no_pdf)
 
 
 def _book_options(parser: argparse.ArgumentParser) -> None:
@@ -92,15 +92,15 @@ def _book_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _slides(project: Project, args: argparse.Namespace) -> int:
-    from booktools.pipeline import book
+    from booktools.pipeline import stages
 
-    return book.build(project, target="slides")
+    return stages.build(project, target="slides")
 
 
 def _pdf(project: Project, args: argparse.Namespace) -> int:
-    from booktools.pipeline import book
+    from booktools.pipeline import stages
 
-    return book.build(project, target="pdf")
+    return stages.build(project, target="pdf")
 
 
 def _assignment(project: Project, args: argparse.Namespace) -> int:
@@ -151,13 +151,13 @@ def _versions(project: Project, args: argparse.Namespace) -> int:
 
 def _audit(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks import audit
-    from booktools.pipeline import book
+    from booktools.pipeline import stages
 
     if args.site is not None:
         return audit.run(project, args)
     if vars(args) == {**vars(args), **audit.defaults()}:  # the whole audit: a stage, run when the site changed
-        return book.build(project, target="audit")
-    return book.build(project) or audit.run(project, args)
+        return stages.build(project, target="audit")
+    return stages.build(project) or audit.run(project, args)
 
 
 def _audit_options(parser: argparse.ArgumentParser) -> None:

@@ -7,7 +7,7 @@ Sphinx extensions get what they need as Sphinx settings. Tests make one over a t
 files and what the book publishes are spelled here and nowhere else; a stage names only the scratch files in its
 own work folder (:meth:`Project.work_dir`: ``booktools.website.build``'s ``src``, ``booktools.slides.decks``'
 ``decks``). The reading order is ``_toc.yml``'s (``booktools.configuration.toc``); the editions are
-``_config.yml``'s (``booktools.configuration.book``), each a folder ``chapters/<code>/``.
+``_config.yml``'s (``booktools.configuration.config_file``), each a folder ``chapters/<code>/``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import NamedTuple
 from sphinx_external_toc.api import SiteMap
 from sphinx_external_toc.parsing import parse_toc_yaml
 
-from booktools.configuration.book import SOURCE_LANGUAGE, BookConfig, ConfigError, Edition, configured_editions, parse
-from booktools.configuration.schema import read_text, yaml_data
+from booktools.configuration.config_file import SOURCE_LANGUAGE, BookConfig, Edition, configured_editions, parse
+from booktools.configuration.schema import ConfigError, read_text, yaml_data
 from booktools.configuration.toc import reading_order
 
 __all__ = ["ASSIGNMENT_RELEASE", "ASSIGNMENT_SOURCE", "BUILD_INPUTS", "SITE_FILES", "SOURCE_LANGUAGE", "Project"]
@@ -233,7 +233,7 @@ class Project:
     # -- what the configuration says -----------------------------------------
 
     def config(self) -> BookConfig:
-        """``_config.yml``, validated (``booktools.configuration.book``); parsed once per text of the file."""
+        """``_config.yml``, validated (``booktools.configuration.config_file``); parsed once per text of the file."""
         return _parsed_config(read_text(self.config_file, CONFIG_FILE))
 
     def edition_folders(self) -> list[str]:

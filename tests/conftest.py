@@ -22,7 +22,7 @@ from filelock import FileLock
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 import booktools
-from booktools.pipeline import book
+from booktools.pipeline import stages
 from booktools.project import Project
 from booktools.sources.measured import FIGURES_MIME
 
@@ -52,7 +52,7 @@ def build_site_if_stale(acquired: threading.Event | None = None) -> str:
     with FileLock(SITE_LOCK):
         if acquired is not None:
             acquired.set()
-        if book.is_current(PROJECT):
+        if stages.is_current(PROJECT):
             return ""
         command = [sys.executable, "-m", "booktools", "book"]
         result = subprocess.run(command, cwd=PROJECT.root, check=False, capture_output=True, text=True)

@@ -3,5 +3,5 @@
 - ``document``: an edition's built pages joined into one print document with one framework's code.
 - ``printer``: print documents to PDF with Chromium, offline, in one headless browser.
 - ``build``: both, for every edition and framework (``make pdf``; the ``pdf`` stage of
-  ``booktools.pipeline.book``).
+  ``booktools.pipeline.stages``).
 """

@@ -5,7 +5,7 @@ For every edition in ``_build/html/<code>/`` and every framework, the pages of
 (``booktools.pdf.document``) and printed by Chromium (``booktools.pdf.printer``)
 to ``_build/html/<code>/pdf/<book>-<framework>.pdf`` (``Project.pdf_file``), which
 every page of the edition links (``booktools.website.theme.pdf_links``). It is the
-``pdf`` stage of ``booktools.pipeline.book``: run for an edition after its site, when
+``pdf`` stage of ``booktools.pipeline.stages``: run for an edition after its site, when
 that was rebuilt. Each edition is one print document, printed once per framework; a copy of it
 is kept in ``_build/pdf/<code>/print.html`` for inspection.
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
-from booktools.configuration.book import Edition, configured_editions
+from booktools.configuration.config_file import Edition, configured_editions
 from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, Cover, print_document
 from booktools.pdf.printer import PdfOutput, PrintJob, print_pdfs
 from booktools.project import Project

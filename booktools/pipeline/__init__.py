@@ -3,7 +3,7 @@
 - ``stamps``: the content digest of what a stage reads, and the stamp a stage leaves when it succeeds.
 - ``graph``: :class:`~booktools.pipeline.graph.Stage` (what a stage reads, writes, needs and runs) and
   :func:`~booktools.pipeline.graph.make`, which runs the stale ones in dependency order.
-- ``book``: the stages of the build (the library, the notebooks, each edition's site, slides and PDFs, the
+- ``stages``: the stages of the build (the library, the notebooks, each edition's site, slides and PDFs, the
   site's root files, the audit): what each reads, writes and needs, the one place where the build can be read.
 - ``stage_runs``: what each stage does when it runs, for the editions given.
 - ``tool_inputs``: the code a stage reads (the modules it runs and the files beside them) and its tools' versions.

@@ -1,4 +1,4 @@
-"""What each stage of the build does when it runs, for the editions given (``booktools.pipeline.book``
+"""What each stage of the build does when it runs, for the editions given (``booktools.pipeline.stages``
 declares what each reads, writes and needs).
 
 Each function returns, per edition, what became of it (``booktools.pipeline.graph.Outcome``).

@@ -40,7 +40,7 @@ from typing import Any
 
 from jupyter_server.auth.identity import IdentityProvider
 
-from booktools.pipeline import book
+from booktools.pipeline import stages
 from booktools.project import Project
 from booktools.servers.lab import server_options
 from booktools.website.theme.live import SERVER_INFO_PATH  # the page asks there (live-code.js)
@@ -253,9 +253,9 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 def run(project: Project, port: int = 8000, jupyter_port: int = 0) -> int:
     """``python -m booktools serve``: build the site if stale, then serve it with a Jupyter server until stopped."""
-    if not book.is_current(project):
+    if not stages.is_current(project):
         print("the site is missing or stale: building what changed first (make book)", flush=True)
-        if book.build(project) != 0:
+        if stages.build(project) != 0:
             return 1
     site = project.site_dir
     # Ctrl-C and `kill` both end the `with` block, which stops the servers and kernels.

@@ -1,6 +1,6 @@
 """The site: every edition built by Jupyter Book, its root files, and the Sphinx extensions that run inside the build.
 
-- ``build``: every edition into ``_build/html/<lang>/`` (the ``site`` stage of ``booktools.pipeline.book``).
+- ``build``: every edition into ``_build/html/<lang>/`` (the ``site`` stage of ``booktools.pipeline.stages``).
 - ``editions``: each edition's Jupyter Book configuration and table of contents, derived from the top-level ones.
 - ``pages``: the renderable copy of an edition's pages (framework cells marked for tabs, alt text, slides link).
 - ``built_pages``: reading a built page (its article, its framework tab sets, the slides link), for the PDFs and
@@ -11,7 +11,7 @@
 - ``preview_image``: the site's preview image (og:image), a heatmap of attention weights drawn at build time.
 - ``sitemap``: the site's ``sitemap.xml`` and ``robots.txt``.
 - ``site_url``: the site's absolute URLs, each made from ``html.baseurl`` in ``_config.yml``.
-  (``booktools.pipeline.book``'s ``root`` stage writes the last three and the landing page.)
+  (``booktools.pipeline.stages``'s ``root`` stage writes the last three and the landing page.)
 - ``sphinx_settings``: the extension's one Sphinx setting, ``book``, typed and validated (written by ``editions``).
 - ``static_server``: a folder served on 127.0.0.1 for the length of a block (the PDF printer's, the audit's
   and the tests'): files only, no code runs on a request, so no token.

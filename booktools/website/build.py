@@ -1,4 +1,4 @@
-"""Build language editions of the book with Jupyter Book: the ``site`` stage of ``booktools.pipeline.book``.
+"""Build language editions of the book with Jupyter Book: the ``site`` stage of ``booktools.pipeline.stages``.
 
 ``_config.yml`` and ``_toc.yml`` are the only configuration. For each edition
 listed under ``editions`` and present under ``chapters/<code>/``, a derived
@@ -25,7 +25,7 @@ Sphinx wrote a warning to ``_build/editions/<code>/warnings.txt``
 (``booktools.website.theme.warning_file``). Notes that imported libraries print on
 some CPUs (TensorFlow's ``absl::InitializeLog()``) stay in the log and fail nothing.
 An edition that builds is copied to ``_build/html/<code>/``, in place of its last build
-but for its slides and PDFs, which other stages write there (``booktools.pipeline.book``
+but for its slides and PDFs, which other stages write there (``booktools.pipeline.stages``
 runs them, and writes the landing page and the site's root files after them).
 """
 
@@ -43,7 +43,7 @@ from typing import Any
 
 import yaml
 
-from booktools.configuration.book import Edition
+from booktools.configuration.config_file import Edition
 from booktools.configuration.schema import ConfigError
 from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
 from booktools.website.api_docs import with_api_page

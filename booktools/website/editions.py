@@ -26,8 +26,8 @@ from typing import Any
 from sphinx_external_toc.api import Document, FileItem, GlobItem, SiteMap, TocTree
 from sphinx_external_toc.parsing import create_toc_dict
 
-from booktools.configuration import book as book_config
-from booktools.configuration.book import Edition
+from booktools.configuration import config_file as book_config
+from booktools.configuration.config_file import Edition
 from booktools.project import SOURCE_LANGUAGE, Project
 from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.sources.frameworks import FRAMEWORKS
@@ -45,7 +45,7 @@ def editions_to_build(config: dict[str, Any], project: Project) -> list[Edition]
     """Return the editions ``_config.yml`` (read as ``config``) lists whose folder exists, checking each has every page.
 
     Raises:
-        ConfigError: if the settings booktools reads are invalid (``booktools.configuration.book``).
+        ConfigError: if the settings booktools reads are invalid (``booktools.configuration.config_file``).
         BuildError: if a folder under ``chapters/`` is not a configured edition,
             or an edition lacks a page that ``_toc.yml`` names.
     """

@@ -16,7 +16,7 @@ from typing import Any
 
 import jinja2
 
-from booktools.configuration.book import Edition
+from booktools.configuration.config_file import Edition
 from booktools.project import SITE_FILES, SOURCE_LANGUAGE, Project
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings

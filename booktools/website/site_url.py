@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from booktools.configuration import book as book_config
-from booktools.configuration.book import Edition
+from booktools.configuration import config_file as book_config
+from booktools.configuration.config_file import Edition
 from booktools.project import SITE_FILES, SOURCE_LANGUAGE
 
 DEFAULT_HREFLANG = "x-default"
@@ -43,7 +43,7 @@ def base_url(config: dict[str, Any]) -> str:
     """Return ``html.baseurl`` of ``_config.yml`` (read as ``config``), ending with ``/``.
 
     Raises:
-        booktools.configuration.book.ConfigError: if it is missing or not an absolute http(s) URL.
+        booktools.configuration.config_file.ConfigError: if it is missing or not an absolute http(s) URL.
     """
     return book_config.parse(config).html.baseurl
 

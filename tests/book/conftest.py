@@ -22,7 +22,7 @@ import psutil
 import pytest
 import yaml
 
-from booktools.configuration.book import configured_editions, parse
+from booktools.configuration.config_file import configured_editions, parse
 from booktools.programs import chromium
 from booktools.project import BUILD_INPUTS, Project
 from booktools.servers import serve

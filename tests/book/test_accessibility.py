@@ -32,7 +32,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from booktools.configuration.book import configured_editions
+from booktools.configuration.config_file import configured_editions
 from booktools.programs import npm_prefix
 from booktools.project import Project
 

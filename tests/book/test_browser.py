@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
-from booktools.configuration.book import configured_editions
+from booktools.configuration.config_file import configured_editions
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS
 

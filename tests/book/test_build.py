@@ -17,8 +17,8 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from booktools.configuration.book import configured_editions, parse
-from booktools.pipeline import book as book_pipeline
+from booktools.configuration.config_file import configured_editions, parse
+from booktools.pipeline import stages as pipeline_stages
 from booktools.pipeline.stamps import files_digest
 from booktools.project import BUILD_INPUTS, Project
 from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
@@ -267,7 +267,7 @@ def test_a_broken_reference_citation_or_label_in_any_edition_fails_the_build(syn
     assert re.search(r"id: FAILED[\s\S]*No\.Such\.Paper\.2099", report), report
     assert re.search(r"en: FAILED[\s\S]*duplicate label", report, re.IGNORECASE), report
     assert not book.site_dir.joinpath("index.html").exists()
-    assert not book_pipeline.is_current(book)
+    assert not pipeline_stages.is_current(book)
 
 
 def test_the_scratch_book_holds_everything_a_build_reads(scratch_book):
@@ -497,7 +497,7 @@ def test_editions_are_prepared_in_one_thread_before_any_runs(synthetic_book: Pat
 
     monkeypatch.setattr(build, "prepare_edition", prepare)
     monkeypatch.setattr(build, "run_edition", run)
-    assert book_pipeline.build(Project(synthetic_book)) == 1
+    assert pipeline_stages.build(Project(synthetic_book)) == 1
     codes = sorted({code for _, code, _ in events})
     assert len(codes) >= 2, "the synthetic book has more than one edition"
     assert events[: len(codes)] == [("prepare", code, True) for code in codes]

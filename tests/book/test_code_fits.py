@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from booktools.configuration.book import configured_editions
+from booktools.configuration.config_file import configured_editions
 from booktools.project import Project
 from booktools.sources.frameworks import NAMES
 

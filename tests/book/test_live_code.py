@@ -20,7 +20,7 @@ import psutil
 import pytest
 import websocket
 
-from booktools.pipeline import book
+from booktools.pipeline import stages
 from booktools.project import Project
 from booktools.servers import serve
 from booktools.servers.serve import SERVER_INFO_PATH
@@ -92,7 +92,7 @@ def listening_addresses(server: psutil.Process) -> list[str]:
 
 def test_make_serve_prints_the_address_serves_the_book_and_stops_everything_on_sigterm(site):
     """``make serve`` itself (``python -m booktools serve``): the command line's verb, as the Makefile runs it."""
-    assert book.is_current(PROJECT), "make serve would build the site first"
+    assert stages.is_current(PROJECT), "make serve would build the site first"
     command = [sys.executable, "-m", "booktools", "serve", "--port", "0"]
     process = subprocess.Popen(command, cwd=PROJECT.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     started: list[int] = []

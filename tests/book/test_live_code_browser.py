@@ -24,7 +24,7 @@ from itertools import cycle
 import pytest
 import yaml
 
-from booktools.configuration.book import configured_editions
+from booktools.configuration.config_file import configured_editions
 from booktools.project import Project
 from booktools.servers import serve
 from booktools.sources.frameworks import NAMES

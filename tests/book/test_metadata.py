@@ -12,7 +12,7 @@ import pytest
 from bs4 import BeautifulSoup
 from docutils.core import publish_doctree
 
-from booktools.configuration.book import ConfigError, configured_editions, parse
+from booktools.configuration.config_file import ConfigError, configured_editions, parse
 from booktools.project import SITE_FILES, SOURCE_LANGUAGE, Project
 from booktools.website import editions, site_url
 from booktools.website.sitemap import LINK, LOC, URL

@@ -21,7 +21,7 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 from PIL import Image
 
-from booktools.configuration.book import configured_editions
+from booktools.configuration.config_file import configured_editions
 from booktools.pdf.build import document_copy
 from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, font_families, mark_frameworks, page_title
 from booktools.project import Project

@@ -17,7 +17,7 @@ import json
 
 import pytest
 
-from booktools.configuration.book import configured_editions
+from booktools.configuration.config_file import configured_editions
 from booktools.project import Project
 from booktools.sources.quizzes import read_keys
 from d2l_lib.quiz import load_quizzes

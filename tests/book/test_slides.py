@@ -15,7 +15,7 @@ import re
 import nbformat
 import pytest
 
-from booktools.configuration.book import configured_editions
+from booktools.configuration.config_file import configured_editions
 from booktools.project import Project
 from booktools.slides.decks import all_decks
 from booktools.sources.frameworks import FRAMEWORKS

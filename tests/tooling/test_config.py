@@ -225,13 +225,13 @@ def test_build_inputs_name_every_booktools_module_the_build_imports(project: Pro
     extensions = ", ".join(
         yaml.safe_load(project.config_file.read_text(encoding="utf-8"))["sphinx"]["local_extensions"]
     )
-    script = f"import sys, booktools.pipeline.book, {extensions}; print(*sorted(sys.modules))"
+    script = f"import sys, booktools.pipeline.stages, {extensions}; print(*sorted(sys.modules))"
     result = subprocess.run(
         [sys.executable, "-c", script], cwd=project.root, capture_output=True, text=True, check=True
     )
     modules = [name for name in result.stdout.split() if name.startswith(("booktools.", "d2l_lib."))]
     assert "booktools.website.build" in modules and "booktools.website.theme" in modules
-    assert "booktools.pipeline.book" in modules
+    assert "booktools.pipeline.stages" in modules
     for name in modules:
         path = Path(*name.split("."))
         assert any(

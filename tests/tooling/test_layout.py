@@ -31,9 +31,9 @@ NOT_PATHS = {
     ("website/api_docs.py", CHAPTERS),
     ("website/build.py", CONFIG_FILE),
     ("website/build.py", TOC_FILE),
-    ("configuration/book.py", CONFIG_FILE),
+    ("configuration/config_file.py", CONFIG_FILE),
     ("__main__.py", NOTEBOOKS),  # the verb
-    ("pipeline/book.py", NOTEBOOKS),  # the stage
+    ("pipeline/stages.py", NOTEBOOKS),  # the stage
 }
 
 

@@ -1,6 +1,6 @@
 """The build's stages (``booktools.pipeline``): each runs when what it reads has changed, and only then.
 
-The stages are the book's own (``pipeline.book.STAGES``: their reads, writes and needs),
+The stages are the book's own (``pipeline.stages.STAGES``: their reads, writes and needs),
 over a scratch copy of what a build reads; their work is replaced by a recorder that
 writes each declared output anew (but the library's, whose content a change of prose
 leaves as it is), so that these tests say which stage runs for which edition
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from booktools.pipeline import book
+from booktools.pipeline import stages
 from booktools.pipeline.graph import ONCE, Outcome, Stage, make, ordered, stale_tasks
 from booktools.pipeline.stamps import files_digest, read_stamp
 from booktools.project import BUILD_INPUTS, Project
@@ -39,7 +39,7 @@ def scratch(tmp_path: Path) -> Project:
 
 
 def recorded(ran: list[str], fail: frozenset[str] = frozenset()) -> list[Stage]:
-    """``book.STAGES`` with each stage's work replaced: it notes ``stage.edition`` and writes each output as a
+    """``stages.STAGES`` with each stage's work replaced: it notes ``stage.edition`` and writes each output as a
     function of what the stage read, as a real stage would; the root files, which do not change with a page's
     body, and d2l_lib's modules, which do not change with its prose, are written as they were."""
 
@@ -64,7 +64,7 @@ def recorded(ran: list[str], fail: frozenset[str] = frozenset()) -> list[Stage]:
 
         return run
 
-    return [dataclasses.replace(stage, run=recorder(stage)) for stage in book.STAGES]
+    return [dataclasses.replace(stage, run=recorder(stage)) for stage in stages.STAGES]
 
 
 def every_task(project: Project) -> set[str]:
@@ -159,10 +159,10 @@ def test_a_skipped_stage_leaves_the_build_not_current_and_runs_once_asked(scratc
 
 
 def test_stages_are_ordered_by_their_needs_and_a_cycle_or_unknown_need_is_refused() -> None:
-    names = [stage.name for stage in ordered(book.STAGES)]
-    for stage in book.STAGES:
+    names = [stage.name for stage in ordered(stages.STAGES)]
+    for stage in stages.STAGES:
         assert all(names.index(need) < names.index(stage.name) for need in stage.needs), stage.name
-    first, second = book.STAGES[0], book.STAGES[1]
+    first, second = stages.STAGES[0], stages.STAGES[1]
     with pytest.raises(ValueError, match="cycle"):
         ordered([dataclasses.replace(first, needs=(second.name,)), dataclasses.replace(second, needs=(first.name,))])
     with pytest.raises(ValueError, match="not stages"):
@@ -170,7 +170,7 @@ def test_stages_are_ordered_by_their_needs_and_a_cycle_or_unknown_need_is_refuse
 
 
 def test_make_book_is_root_with_everything_it_needs_and_the_audit_comes_after() -> None:
-    assert [stage.name for stage in book.stages_up_to(book.MAKE_BOOK)] == [
+    assert [stage.name for stage in stages.stages_up_to(stages.MAKE_BOOK)] == [
         "library",
         "notebooks",
         "site",
@@ -178,12 +178,12 @@ def test_make_book_is_root_with_everything_it_needs_and_the_audit_comes_after() 
         "pdf",
         "root",
     ]
-    assert [stage.name for stage in book.stages_up_to("pdf")] == ["library", "site", "pdf"]
-    assert "audit" in [stage.name for stage in book.stages_up_to("audit")]
+    assert [stage.name for stage in stages.stages_up_to("pdf")] == ["library", "site", "pdf"]
+    assert "audit" in [stage.name for stage in stages.stages_up_to("audit")]
 
 
 def test_an_edition_s_site_reads_its_own_folder_and_no_other_edition_s(scratch: Project) -> None:
-    reads = book.edition_inputs(scratch, "id")
+    reads = stages.edition_inputs(scratch, "id")
     assert scratch.edition_dir("id") in reads
     assert not {scratch.edition_dir("en"), scratch.edition_dir("ko"), scratch.chapters} & set(reads)
     assert scratch.library_dir in reads  # the edition's alt text is in its own folder
@@ -192,7 +192,7 @@ def test_an_edition_s_site_reads_its_own_folder_and_no_other_edition_s(scratch: 
 
 def test_the_audit_runs_again_when_a_page_changed_though_the_root_files_did_not(scratch: Project) -> None:
     assert make(scratch, recorded([]), report=lambda line: None)
-    root_files = {path: path.read_bytes() for path in book.STAGES[-2].writes(scratch, ONCE)}
+    root_files = {path: path.read_bytes() for path in stages.STAGES[-2].writes(scratch, ONCE)}
     page = scratch.edition_dir("ko") / PAGE
     page.write_text(page.read_text(encoding="utf-8") + " ", encoding="utf-8")
     ran: list[str] = []
@@ -202,8 +202,8 @@ def test_the_audit_runs_again_when_a_page_changed_though_the_root_files_did_not(
 
 
 def _docstring_needs() -> dict[str, set[str]]:
-    """The stages and their needs as ``pipeline/book.py``'s docstring table writes them."""
-    lines = (book.__doc__ or "").splitlines()
+    """The stages and their needs as ``pipeline/stages.py``'s docstring table writes them."""
+    lines = (stages.__doc__ or "").splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("stage ") and "needs" in line)
     column = lines[header].index("needs")
     table: dict[str, set[str]] = {}
@@ -219,7 +219,7 @@ def _docstring_needs() -> dict[str, set[str]]:
 
 
 def test_the_docstring_table_and_the_architecture_drawing_show_the_stages_as_they_are() -> None:
-    needs = {stage.name: set(stage.needs) for stage in book.STAGES}
+    needs = {stage.name: set(stage.needs) for stage in stages.STAGES}
     assert _docstring_needs() == needs
     text = (PROJECT.root / "docs" / "architecture.md").read_text(encoding="utf-8")
     drawing = text[text.index("### The build's stages") :].split("```mermaid", 1)[1].split("```", 1)[0]

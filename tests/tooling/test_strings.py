@@ -17,7 +17,7 @@ import pytest
 from sphinx.errors import ExtensionError
 
 from booktools.configuration.schema import ConfigError
-from booktools.pipeline import book
+from booktools.pipeline import stages
 from booktools.project import Project
 from booktools.sources.strings import EditionStrings, check_library_messages, load_strings, sphinx_settings
 from booktools.website.theme import live
@@ -72,7 +72,7 @@ def test_a_missing_string_fails_the_build_before_any_edition_is_built(
 ) -> None:
     project = Project(synthetic_book)
     _drop_line(project.strings_file("id"), "slides: ")
-    assert book.build(project) == 1
+    assert stages.build(project) == 1
     assert "chapters/id/strings.yml: missing key 'slides'" in capsys.readouterr().err
     assert not (project.site_dir / "en").exists()
 

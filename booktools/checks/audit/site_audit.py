@@ -13,7 +13,7 @@ each with the ``mobile`` and the ``desktop`` preset. The table has, per page and
 preset, the four category scores (0-100) and the key metrics: first and largest
 contentful paint, total blocking time, cumulative layout shift, speed index and
 the bytes transferred. This module audits the site as it is; ``python -m booktools audit``
-first brings ``_build/html`` up to date through ``booktools.pipeline.book``, whose stages
+first brings ``_build/html`` up to date through ``booktools.pipeline.stages``, whose stages
 re-run when the digest of what they read has changed, and with every option at its default
 the audit is itself that pipeline's ``audit`` stage, run again only when the site changed
 (``--site`` audits another folder as it is, and builds nothing). Under the table are the
@@ -115,7 +115,7 @@ def shortfalls(rows: list[tuple[str, Result]], fail_under: int) -> list[str]:
 def run(project: Project, args: argparse.Namespace) -> int:
     """Serve the site, audit the chosen pages and presets, print the table; 1 if a score is under the bar.
 
-    The site is as it is: ``python -m booktools audit`` brings it up to date first (``booktools.pipeline.book``).
+    The site is as it is: ``python -m booktools audit`` brings it up to date first (``booktools.pipeline.stages``).
     """
     site = args.site or project.site_dir
     pages = [page for page in site_pages(project) if not args.page or any(part in page for part in args.page)]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from booktools.configuration.book import SOURCE_LANGUAGE, configured_editions
+from booktools.configuration.config_file import SOURCE_LANGUAGE, configured_editions
 from booktools.configuration.schema import ConfigError, load
 from booktools.project import Project
 
