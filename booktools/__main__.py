@@ -79,6 +79,20 @@ def _outputs(project: Project, args: argparse.Namespace) -> int:
     return outputs.run(project, [path.resolve() for path in args.pages])
 
 
+def _new_page(project: Project, args: argparse.Namespace) -> int:
+    from booktools.derive import new_page
+
+    return new_page.run(project, args.name, args.title, args.after, args.words, args.quiz)
+
+
+def _new_page_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", help="the page's file name, no suffix (lowercase, hyphens): attention-pooling")
+    parser.add_argument("--title", required=True, help="its title, in English (each edition translates it)")
+    parser.add_argument("--after", default=None, help="the page it follows (default: the last)")
+    parser.add_argument("--words", type=int, default=None, help="its word cap per framework tab (default: none)")
+    parser.add_argument("--quiz", action="store_true", help="it ends with a quiz (chapters/pages.yml quiz: true)")
+
+
 def _book(project: Project, args: argparse.Namespace) -> int:
     from booktools.pipeline import stages
 
@@ -196,6 +210,12 @@ VERBS = (
     Verb("kernel", "install the d2l-book Jupyter kernel every notebook run uses", _kernel),
     Verb("lib", "generate d2l_lib/<framework>.py from the #@save cells", _lib, _check_option),
     Verb("notebooks", "derive notebooks/<lang>/<framework>/ from the source pages", _notebooks, _check_option),
+    Verb(
+        "new-page",
+        "a new page's starting files in every edition, _toc.yml and chapters/pages.yml",
+        _new_page,
+        _new_page_options,
+    ),
     Verb("outputs", "re-execute the notebooks headlessly and store their outputs", _outputs, _outputs_options),
     Verb("assignment", "write the exercises as assignments for instructors into _build/assignments", _assignment),
     Verb("book", "build every edition of the site, its slides and its PDFs, into _build/html", _book, _book_options),
