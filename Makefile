@@ -36,7 +36,7 @@ D2LBOOK_VENV := .venv-d2lbook
 D2LBOOK_STAMP := $(D2LBOOK_VENV)/.installed
 REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 
-.PHONY: setup test-setup slides-setup slides pdf book audit assignment lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
+.PHONY: new-page setup test-setup slides-setup slides pdf book audit assignment lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
 
 # tools/pip_install.py is pip install done by uv (pinned in requirements.txt, installed first
 # by pip), with the package sources of pip's configuration: the same packages, in a fraction
@@ -109,6 +109,10 @@ book: setup slides-setup
 ## make audit: Lighthouse (mobile and desktop) on every page of every edition, served gzipped from 127.0.0.1; prints a table (not part of make test)
 audit: setup slides-setup $(LIGHTHOUSE_CLI)
 	$(PY) -m booktools audit $(AUDIT_ARGS)
+
+## make new-page NAME=<page> TITLE="<title>": a new page in every edition, _toc.yml and chapters/pages.yml (NEW_PAGE_ARGS: --after, --words, --quiz)
+new-page: setup
+	$(PY) -m booktools new-page $(NAME) --title "$(TITLE)" $(NEW_PAGE_ARGS)
 
 ## make lab: JupyterLab on the derived notebooks (notebooks/<lang>/<framework>/), kernel d2l-book
 lab: setup

@@ -17,6 +17,6 @@ The top modules and the packages, one concern each (every module, the data flow 
 - ``pdf/``: one PDF per edition and framework, printed from the built site with Chromium.
 - ``pipeline/``: the build as stages with declared reads and writes, each run only when they changed.
 - ``servers/``: JupyterLab and the local server of the built site and its live code.
-- ``checks/``: what compares and tests, never edits (nbval plugin, version matrix, translations, page words,
-  the Lighthouse audit).
+- ``checks/``: what compares and tests, never edits a source, writing reports under ``_build/`` only (nbval
+  plugin, version matrix, translations, page words, the Lighthouse audit).
 """

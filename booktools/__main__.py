@@ -10,6 +10,7 @@ verbs ``book``, ``slides``, ``pdf`` and ``audit`` run stages.
 The verbs, in the order a book is made::
 
     kernel        install the d2l-book Jupyter kernel           (make setup)
+    new-page      a new page's starting files in every edition  (make new-page)
     lib           #@save cells        -> d2l_lib/<framework>.py  (make lib)
     notebooks     source pages        -> notebooks/<lang>/<fw>/  (make notebooks)
     outputs       derived notebooks   -> stored outputs          (make outputs)
@@ -19,7 +20,7 @@ The verbs, in the order a book is made::
     slides        source pages        -> _build/html/<lang>/slides/  (make slides: that stage only)
     pdf           built site          -> _build/html/<lang>/pdf/     (make pdf: the site, then the PDFs)
     serve, lab    local servers on 127.0.0.1 with a token
-    check         lib, notebooks and translations against their sources
+    check         lib, notebooks, translations and chapters/pages.yml against their sources
     translations  the editions against English
     versions      the library's tests at the lowest and newest framework releases
     audit         Lighthouse on every page of the built site, mobile and desktop
@@ -108,13 +109,13 @@ def _book_options(parser: argparse.ArgumentParser) -> None:
 def _slides(project: Project, args: argparse.Namespace) -> int:
     from booktools.pipeline import stages
 
-    return stages.build(project, target="slides")
+    return stages.build(project, targets=("slides",))
 
 
 def _pdf(project: Project, args: argparse.Namespace) -> int:
     from booktools.pipeline import stages
 
-    return stages.build(project, target="pdf")
+    return stages.build(project, targets=("pdf",))
 
 
 def _assignment(project: Project, args: argparse.Namespace) -> int:
@@ -169,8 +170,8 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
 
     if args.site is not None:
         return audit.run(project, args)
-    if vars(args) == {**vars(args), **audit.defaults()}:  # the whole audit: a stage, run when the site changed
-        return stages.build(project, target="audit")
+    if audit.no_option_given(args):  # the whole audit: a stage, run again when the site changed
+        return stages.build(project, targets=("audit",))
     return stages.build(project) or audit.run(project, args)
 
 

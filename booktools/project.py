@@ -1,7 +1,7 @@
-"""The book's paths and configuration: one object, made once and handed to every stage.
+"""The book's paths and configuration: one object, made once and handed to every verb and stage.
 
 ``python -m booktools`` makes one :class:`Project` for the checkout it runs in (or the one ``--root`` names)
-and passes it to the stage a verb names. Code that other tools load by name makes its own with
+and passes it to the verb's function. Code that other tools load by name makes its own with
 :meth:`Project.here`: the pytest plugin, and the MyST parser, which reads the book's ``parse`` settings. The
 Sphinx extensions get what they need as Sphinx settings. Tests make one over a temporary copy. The project's
 files and what the book publishes are spelled here and nowhere else; a stage names only the scratch files in its

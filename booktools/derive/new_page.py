@@ -95,8 +95,27 @@ def _with_toc_line(project: Project, name: str, after: str) -> str:
         raise NewPageError(f"{project.relative(project.toc_file)} lists no page under `chapters:`")
     indent = lines[files[0]][: len(lines[files[0]]) - len(lines[files[0]].lstrip())]
     wanted = f"- file: {english}{after}"
-    at = files[0] if after == project.page_names()[0] else next(i + 1 for i in files if lines[i].strip() == wanted)
+    at = (
+        files[0]
+        if after == project.page_names()[0]
+        else next((i + 1 for i in files if lines[i].strip() == wanted), None)
+    )
+    if at is None:
+        raise NewPageError(f"{project.relative(project.toc_file)}: no line `{wanted}` at the chapters' level")
     return "".join([*lines[:at], f"{indent}- file: {english}{name}\n", *lines[at:]])
+
+
+def _with_manifest_entry(project: Project, page: NewPage, after: str) -> str:
+    """``chapters/pages.yml`` with the page's entry after the entry of ``after`` (either style: block or inline)."""
+    words = "null" if page.words is None else str(page.words)
+    entry = f"  {page.name}:\n    words: {words}\n    quiz: {'true' if page.quiz else 'false'}\n"
+    text = project.pages_file.read_text(encoding="utf-8")
+    try:
+        return _insert_after(text, re.compile(rf"^  {re.escape(after)}:(\s|$)"), entry)
+    except StopIteration:
+        raise NewPageError(
+            f"{project.relative(project.pages_file)} has no entry {after!r} to put the page after"
+        ) from None
 
 
 def add_page(page: NewPage, project: Project) -> list[str]:
@@ -106,7 +125,9 @@ def add_page(page: NewPage, project: Project) -> list[str]:
         NewPageError: if the page cannot be added as asked (then nothing was written).
     """
     after = _check(page, project)
-    toc = _with_toc_line(project, page.name, after)  # refused before anything is written
+    # Every new text is made before anything is written, so that a refusal leaves the book as it was.
+    toc = _with_toc_line(project, page.name, after)
+    manifest = _with_manifest_entry(project, page, after)
     notebook = _notebook(page, project)
     written = []
     for code in project.editions():
@@ -114,10 +135,6 @@ def add_page(page: NewPage, project: Project) -> list[str]:
         nbformat.write(notebook, path)
         written.append(project.relative(path))
     project.toc_file.write_text(toc, encoding="utf-8")
-    words = "null" if page.words is None else str(page.words)
-    entry = f"  {page.name}:\n    words: {words}\n    quiz: {'true' if page.quiz else 'false'}\n"
-    manifest = project.pages_file.read_text(encoding="utf-8")
-    manifest = _insert_after(manifest, re.compile(rf"^  {re.escape(after)}:\s*$"), entry)
     project.pages_file.write_text(manifest, encoding="utf-8")
     return [*written, project.relative(project.toc_file), project.relative(project.pages_file)]
 

@@ -14,8 +14,7 @@ stage          reads (besides its code and tools)         writes                
                made for the edition
 ``root``       the configuration, every ``strings.yml``,  ``_build/html/index.html``,         ``site``,
                what the stages it needs made (the         ``preview.png``, ``sitemap.xml``,   ``slides``,
-               editions' sitemaps among it)               ``robots.txt``                      ``pdf``,
-                                                                                              ``notebooks``
+               editions' sitemaps among it)               ``robots.txt``                      ``pdf``
 ``audit``      the configuration, what the stages it      ``_build/audit/html/table.md``      ``site``,
                needs made (every edition's site, decks                                        ``slides``,
                and PDFs, the root files)                                                      ``pdf``,
@@ -38,7 +37,8 @@ them runs only if they changed. Without d2lbook's environment the slides are ski
 without Chromium the PDFs, each said once: the site is then not current
 (:func:`is_current`), and they are made when the tool is there.
 
-``make book`` is the ``root`` stage with every stage it needs (:data:`MAKE_BOOK`); ``make
+``make book`` is the ``root`` and ``notebooks`` stages with every stage they need (:data:`MAKE_BOOK`): it
+writes the tracked derived files too (``d2l_lib/``, ``notebooks/``); ``make
 audit`` adds the audit, which runs again when anything the site is made of has changed since
 it last passed. A stage that runs once for the whole book has the edition ``all``
 (``booktools.pipeline.graph.ONCE``): its stamp is ``_build/stamps/root.all``.
@@ -56,6 +56,7 @@ from booktools.pipeline.graph import ONCE, Stage, make, stale_tasks
 from booktools.pipeline.stage_runs import (
     build_sites,
     build_slides,
+    config_mapping,
     edition_sitemap,
     print_pdfs,
     run_audit,
@@ -137,8 +138,12 @@ def _imported(*code: str, programs: tuple[str, ...] = ()) -> Callable[[Project],
 
 
 def _site_tools(project: Project) -> str:
-    # jupyter-book runs as a program; KaTeX runs in Node.
-    return environment_digest(_imported(*SITE_CODE, programs=("jupyter-book",))(project), node_version())
+    """The site's tools: what its code imports, jupyter-book (run as a program), the Sphinx extensions
+    ``_config.yml`` loads by name (``sphinx.extra_extensions``) and Node (KaTeX)."""
+    data = config_mapping(project)
+    named = (data.get("sphinx") or {}).get("extra_extensions") or []
+    modules = third_party_imports(module_files(project, *SITE_CODE)) | {str(name).split(".")[0] for name in named}
+    return environment_digest(distributions(modules, ("jupyter-book",)), node_version())
 
 
 def _d2lbook(project: Project) -> str:
@@ -204,7 +209,7 @@ STAGES = (
         reads=root_reads,
         writes=lambda project, edition: [project.site_dir / name for name in SITE_FILES],
         run=write_root,
-        needs=("site", "slides", "pdf", "notebooks"),
+        needs=("site", "slides", "pdf"),
         per_edition=False,
         environment=_imported(*ROOT_CODE),
     ),
@@ -219,13 +224,14 @@ STAGES = (
         environment=_browser(*AUDIT_CODE),
     ),
 )
-MAKE_BOOK = "root"  # the stage make book brings up to date, with all it needs
+MAKE_BOOK = ("root", "notebooks")  # the stages make book brings up to date, with all they need
 
 
-def stages_up_to(name: str) -> list[Stage]:
-    """The stage ``name`` and every stage it needs, directly or not."""
+def stages_up_to(*names: str) -> list[Stage]:
+    """The stages ``names`` and every stage they need, directly or not."""
     by_name = {stage.name: stage for stage in STAGES}
-    wanted, todo = set(), [name]
+    wanted: set[str] = set()
+    todo = list(names)
     while todo:
         current = todo.pop()
         if current not in wanted:
@@ -234,12 +240,12 @@ def stages_up_to(name: str) -> list[Stage]:
     return [stage for stage in STAGES if stage.name in wanted]
 
 
-def build(project: Project, pdf: bool = True, target: str = MAKE_BOOK) -> int:
-    """Bring ``target`` and the stages it needs up to date (all of ``make book`` by default); 0 or 1.
+def build(project: Project, pdf: bool = True, targets: tuple[str, ...] = MAKE_BOOK) -> int:
+    """Bring ``targets`` and the stages they need up to date (all of ``make book`` by default); 0 or 1.
 
     Without ``pdf`` the PDFs are not printed (the tests' builds): the site is then not current.
     """
-    stages = stages_up_to(target)
+    stages = stages_up_to(*targets)
     ok = make(project, stages, skip=frozenset() if pdf else frozenset({"pdf"}))
     if not ok:
         print("make book failed: see the lines above", file=sys.stderr)
@@ -248,7 +254,7 @@ def build(project: Project, pdf: bool = True, target: str = MAKE_BOOK) -> int:
 
 def is_current(project: Project) -> bool:
     """Whether every stage of ``make book`` is up to date: the built site is what a build would make now."""
-    return not stale_tasks(project, stages_up_to(MAKE_BOOK))
+    return not stale_tasks(project, stages_up_to(*MAKE_BOOK))
 
 
 __all__ = ["MAKE_BOOK", "STAGES", "ONCE", "build", "is_current", "stages_up_to"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -62,4 +63,22 @@ def test_a_page_that_cannot_be_added_is_refused_before_anything_is_written(book,
     with pytest.raises(NewPageError, match=message):
         add_page(page, book)
     assert {path: path.read_bytes() for path in before} == before
+    assert not any((book.edition_dir(code) / "fine.ipynb").exists() for code in book.editions())
+
+
+def test_an_inline_manifest_entry_is_followed_too_and_a_refusal_writes_nothing(book: Project) -> None:
+    text = book.pages_file.read_text(encoding="utf-8")
+    inline = re.sub(
+        r"^  preliminaries:\n(?:    .*\n)+", "  preliminaries: {words: null, quiz: true}\n", text, flags=re.M
+    )
+    assert inline != text
+    book.pages_file.write_text(inline, encoding="utf-8")
+    assert read_manifest(book)["preliminaries"].quiz
+    add_page(NewPage("attention-pooling", "Attention Pooling", after="preliminaries"), book)
+    assert manifest_problems(book) == [] and book.page_names()[2] == "attention-pooling"
+    book.pages_file.write_text(inline.replace("  attention-scoring-functions:", "  renamed:"), encoding="utf-8")
+    before = book.toc_file.read_bytes()
+    with pytest.raises(NewPageError, match="no entry 'attention-scoring-functions'"):
+        add_page(NewPage("fine", "Fine", after="attention-scoring-functions"), book)
+    assert book.toc_file.read_bytes() == before
     assert not any((book.edition_dir(code) / "fine.ipynb").exists() for code in book.editions())

@@ -170,7 +170,7 @@ def test_stages_are_ordered_by_their_needs_and_a_cycle_or_unknown_need_is_refuse
 
 
 def test_make_book_is_root_with_everything_it_needs_and_the_audit_comes_after() -> None:
-    assert [stage.name for stage in stages.stages_up_to(stages.MAKE_BOOK)] == [
+    assert [stage.name for stage in stages.stages_up_to(*stages.MAKE_BOOK)] == [
         "library",
         "notebooks",
         "site",

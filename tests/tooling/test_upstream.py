@@ -34,7 +34,12 @@ def test_requirements_pin_and_the_environment_hold_the_release_each_coupling_was
     assert upstream.problems({t.distribution: version(t.distribution) for t in upstream.UPSTREAM}) == []
 
 
-def test_another_release_stops_the_build_naming_the_tool_the_releases_and_the_places() -> None:
+def test_a_patch_release_of_the_same_series_builds() -> None:
+    installed = {tool.distribution: tool.release for tool in upstream.UPSTREAM} | {"pydata-sphinx-theme": "0.17.9"}
+    assert upstream.problems(installed) == []
+
+
+def test_another_series_stops_the_build_naming_the_tool_the_releases_and_the_places() -> None:
     installed = {tool.distribution: tool.release for tool in upstream.UPSTREAM} | {"sphinx-book-theme": "1.4.0"}
     (problem,) = upstream.problems(installed)
     assert "sphinx-book-theme is 1.4.0" in problem and "1.3.0" in problem and "author.html" in problem

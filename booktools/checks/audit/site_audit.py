@@ -73,6 +73,11 @@ def defaults() -> dict[str, object]:
     return vars(parser.parse_args([]))
 
 
+def no_option_given(args: argparse.Namespace) -> bool:
+    """Whether the audit's options in ``args`` are all their defaults (the whole audit, at the bar)."""
+    return all(getattr(args, name, None) == value for name, value in defaults().items())
+
+
 def _metric(result: Result, audit: str) -> str:
     value = result.metrics.get(audit)
     if value is None:

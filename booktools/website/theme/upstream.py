@@ -2,11 +2,14 @@
 
 The site (``booktools/website/``) overrides templates of two themes and reaches into
 Sphinx, docutils and Sphinx extensions where they offer no hook (each place below). Such
-a coupling holds for the release it was written against: on any other, the build stops
-at its start (``config-inited``) and names the tool, the two releases and the places to
-check, as ``booktools.checks.nbval_plugin`` does for nbval. ``requirements.txt`` pins the
-same releases (``tests/tooling/test_upstream.py``); an upgrade is: check the places, then
-change the release here and the pin there together.
+a coupling holds for the series it was written against (``0.17`` of ``0.17.1``): on
+another series the build stops at its start (``config-inited``) and names the tool, the
+two releases and the places to check; a patch release of the same series builds. (The
+tests' one coupling outside the site, nbval's comparison, has the same kind of guard in
+``booktools.checks.nbval_plugin``.) ``requirements.txt`` pins the exact releases the
+outputs were made with (``tests/tooling/test_upstream.py`` holds them to the series here);
+an upgrade to a new series is: check the places, then change the release here and the pin
+there together.
 
 What counts as a coupling, and so must be a place of its tool (a module or a template
 of ``booktools/website/``, as a path under it):
@@ -87,6 +90,7 @@ UPSTREAM = (
             Place("theme/a11y.py", "its focus ring, its markup"),
             Place("theme/stylesheets.py", "its stylesheets"),
             Place("theme/tab_stops.py", "its tab stops on scrolling blocks"),
+            Place("built_pages.py", "its article markup (article.bd-article), which the PDFs and word counts read"),
         ),
     ),
     Upstream(
@@ -172,6 +176,37 @@ UPSTREAM = (
         ("jupyter_book",),
         (Place("build.py", "jupyter_book.config.validate_yaml"),),
     ),
+    # Extensions the configuration loads by name, whose output or files the site's code names in strings:
+    Upstream(
+        "sphinx-copybutton",
+        "0.5.2",
+        ("sphinx_copybutton",),
+        (Place("theme/loading.py", "its scripts' file names, loaded on demand"),),
+    ),
+    Upstream(
+        "sphinx-togglebutton",
+        "0.4.5",
+        ("sphinx_togglebutton",),
+        (Place("theme/static/book.css", "its folded solutions' classes, open without JavaScript"),),
+    ),
+    Upstream(
+        "sphinx-exercise",
+        "1.2.1",
+        ("sphinx_exercise",),
+        (Place("theme/theme_words.py", "its gettext catalog, its numfig format"),),
+    ),
+    Upstream(
+        "sphinx-sitemap",
+        "2.9.0",
+        ("sphinx_sitemap",),
+        (Place("sitemap.py", "its sitemap.xml, merged"), Place("site_url.py", "its settings")),
+    ),
+    Upstream(
+        "sphinxcontrib-bibtex",
+        "2.7.0",
+        ("sphinxcontrib.bibtex",),
+        (Place("theme/theme_words.py", "the words its style writes (n.d., et al.)"),),
+    ),
 )
 # The documented extension API (module -> names), which needs no place: see the module's docstring.
 PUBLIC_API = {
@@ -198,8 +233,14 @@ def problems(installed: dict[str, str]) -> list[str]:
         f"written against {tool.release}: check {tool.place_list()} (under booktools/website/), then change the "
         "release in booktools/website/theme/upstream.py and the pin in requirements.txt together"
         for tool in UPSTREAM
-        if installed.get(tool.distribution) != tool.release
+        if series(installed.get(tool.distribution, "")) != series(tool.release)
     ]
+
+
+def series(release: str) -> str:
+    """A release's series, its first two numbers (``0.17.1`` -> ``0.17``): a patch release of the same series is
+    taken to keep the couplings (``requirements.txt`` still pins the exact one the outputs were made with)."""
+    return ".".join(release.split(".")[:2])
 
 
 def theme_asset_digest(macros: Path = THEME_MACROS) -> str:
