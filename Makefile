@@ -15,13 +15,13 @@ KERNEL := d2l-book
 # a tool of the tests only, so make book does not install it.
 AXE := $(VENV)/share/d2l-book/axe
 AXE_SCRIPT := $(AXE)/node_modules/axe-core/axe.min.js
-# Thebe for the book's Live code button (booktools/website/theme/live.py), pinned by
-# booktools/website/theme/thebe/package-lock.json, installed with npm into the environment;
+# Thebe for the book's Live code button (booktools/website/extension/live.py), pinned by
+# booktools/website/extension/thebe/package-lock.json, installed with npm into the environment;
 # the build copies its bundle into the site.
 THEBE := $(VENV)/share/d2l-book/thebe
 THEBE_SCRIPT := $(THEBE)/node_modules/thebe/lib/index.js
 # KaTeX, which the build runs in Node to typeset the book's math into HTML
-# (booktools/website/theme/katex_math.py), pinned by booktools/website/theme/katex/package-lock.json,
+# (booktools/website/extension/katex_math.py), pinned by booktools/website/extension/katex/package-lock.json,
 # installed with npm into the environment; the build copies its stylesheet and fonts into the site.
 KATEX := $(VENV)/share/d2l-book/katex
 KATEX_SCRIPT := $(KATEX)/node_modules/katex/dist/katex.min.js
@@ -59,16 +59,16 @@ $(AXE_SCRIPT): tests/book/axe/package.json tests/book/axe/package-lock.json $(ST
 	npm ci --prefix $(AXE) --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $(AXE_SCRIPT)
 
-$(THEBE_SCRIPT): booktools/website/theme/thebe/package.json booktools/website/theme/thebe/package-lock.json $(STAMP)
+$(THEBE_SCRIPT): booktools/website/extension/thebe/package.json booktools/website/extension/thebe/package-lock.json $(STAMP)
 	rm -rf $(THEBE)/node_modules  # npm ci over a large node_modules can race with its own removal
 	mkdir -p $(THEBE)
-	cp booktools/website/theme/thebe/package.json booktools/website/theme/thebe/package-lock.json $(THEBE)/
+	cp booktools/website/extension/thebe/package.json booktools/website/extension/thebe/package-lock.json $(THEBE)/
 	npm ci --prefix $(THEBE) --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $(THEBE_SCRIPT)
 
-$(KATEX_SCRIPT): booktools/website/theme/katex/package.json booktools/website/theme/katex/package-lock.json $(STAMP)
+$(KATEX_SCRIPT): booktools/website/extension/katex/package.json booktools/website/extension/katex/package-lock.json $(STAMP)
 	mkdir -p $(KATEX)
-	cp booktools/website/theme/katex/package.json booktools/website/theme/katex/package-lock.json $(KATEX)/
+	cp booktools/website/extension/katex/package.json booktools/website/extension/katex/package-lock.json $(KATEX)/
 	npm ci --prefix $(KATEX) --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $(KATEX_SCRIPT)
 

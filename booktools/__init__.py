@@ -12,7 +12,7 @@ The top modules and the packages, one concern each (every module, the data flow 
 - ``sources/``: what authors write, read and validated (marks, strings, quizzes, code text, measured figures).
 - ``derive/``: what is generated from it (``d2l_lib``, ``notebooks/``, stored outputs, assignments, the
   ``d2l-book`` kernel).
-- ``website/``: the site of every edition and its root files; ``website/theme/`` is its Sphinx extension.
+- ``website/``: the site of every edition and its root files; ``website/extension/`` is its Sphinx extension.
 - ``slides/``: the lecture decks, through d2lbook in ``.venv-d2lbook``.
 - ``pdf/``: one PDF per edition and framework, printed from the built site with Chromium.
 - ``pipeline/``: the build as stages with declared reads and writes, each run only when they changed.

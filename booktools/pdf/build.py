@@ -4,7 +4,7 @@ For every edition in ``_build/html/<code>/`` and every framework, the pages of
 ``_toc.yml`` and the API appendix are joined into one print document
 (``booktools.pdf.document``) and printed by Chromium (``booktools.pdf.printer``)
 to ``_build/html/<code>/pdf/<book>-<framework>.pdf`` (``Project.pdf_file``), which
-every page of the edition links (``booktools.website.theme.pdf_links``). It is the
+every page of the edition links (``booktools.website.extension.pdf_links``). It is the
 ``pdf`` stage of ``booktools.pipeline.stages``: run for an edition after its site, when
 that was rebuilt. Each edition is one print document, printed once per framework; a copy of it
 is kept in ``_build/pdf/<code>/print.html`` for inspection.

@@ -6,7 +6,7 @@ an edition this module joins the article of every page of ``_toc.yml`` into one
 document, in reading order, after a cover and a table of contents, and
 
 - marks each framework's code: each tab set ("PyTorch | JAX | TensorFlow",
-  ``booktools.website.theme.tabs``) becomes the content of its three tabs, one
+  ``booktools.website.extension.tabs``) becomes the content of its three tabs, one
   after the other, each marked ``data-pdf-framework="<name>"``, and so does the
   API appendix's section of each framework's module of ``d2l_lib``. The printer
   sets the same attribute on ``<html>`` before printing a framework's PDF

@@ -82,7 +82,7 @@ from booktools.sources.frameworks import FRAMEWORKS
 LIBRARY_CODE = ("booktools.derive.library",)
 NOTEBOOKS_CODE = ("booktools.derive.notebooks",)
 # The build of an edition, and the Sphinx extensions its configuration loads by name.
-SITE_CODE = ("booktools.website.build", "booktools.website.theme", "booktools.website.api_docs")
+SITE_CODE = ("booktools.website.build", "booktools.website.extension", "booktools.website.api_docs")
 SLIDES_CODE = ("booktools.slides.decks", "booktools.slides.d2lbook_run")
 PDF_CODE = ("booktools.pdf.build",)
 ROOT_CODE = ("booktools.website.landing", "booktools.website.sitemap", "booktools.website.preview_image")

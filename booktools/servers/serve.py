@@ -1,6 +1,6 @@
 """Serve the built book beside a local Jupyter server: a web server for ``_build/html`` and Jupyter (``make serve``).
 
-This is the kernel side of the book's "Live code" button (``booktools.website.theme.live``). Both
+This is the kernel side of the book's "Live code" button (``booktools.website.extension.live``). Both
 servers listen on 127.0.0.1 only. The Jupyter server (kernel ``d2l-book`` for
 every request, ``booktools.servers.lab``) requires a token drawn afresh for each run,
 passed to it in its environment (not on its command line), and refuses requests
@@ -43,7 +43,7 @@ from jupyter_server.auth.identity import IdentityProvider
 from booktools.pipeline import stages
 from booktools.project import Project
 from booktools.servers.lab import server_options
-from booktools.website.theme.live import SERVER_INFO_PATH  # the page asks there (live-code.js)
+from booktools.website.extension.live import SERVER_INFO_PATH  # the page asks there (live-code.js)
 
 HOST = "127.0.0.1"
 # The path at which the web server answers the Jupyter server's address and token.

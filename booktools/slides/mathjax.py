@@ -1,6 +1,6 @@
 """Where the slides' MathJax 3 comes from, so that the decks read without a network.
 
-The book's pages typeset their math at build time (``booktools.website.theme.katex_math``);
+The book's pages typeset their math at build time (``booktools.website.extension.katex_math``);
 the reveal.js decks, rendered by nbconvert from the slide notebooks, still typeset theirs
 in the browser. MathJax comes from the PyPI package ``django-static-mathjax`` (pinned in
 ``requirements.txt``), which ships MathJax's ``es5`` distribution as the Python

@@ -36,7 +36,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class LiveStrings:
-    """The Live code button and its status messages (``booktools.website.theme.live``)."""
+    """The Live code button and its status messages (``booktools.website.extension.live``)."""
 
     button: str
     button_title: str
@@ -122,7 +122,7 @@ class EditionStrings:
     slides: str  # "Slides": the link on every page, the landing page and the decks' index
     footer_author: str  # the footer's author line ("By The d2l-attention book team")
     # labels the themes (and sphinx-exercise, sphinxcontrib-bibtex's "n.d.") leave in English, or in
-    # other words than the edition's: English label -> the edition's words (booktools.website.theme.theme_words)
+    # other words than the edition's: English label -> the edition's words (booktools.website.extension.theme_words)
     theme_words: dict[str, str]
     numbers: NumberStrings
     api: ApiStrings

@@ -14,7 +14,7 @@ build`` from scratch, with warnings as errors, nitpicky references and
 the build), without executing the notebooks: stored outputs are rendered as they are.
 An edition is the unit of rebuilding (``booktools.pipeline`` runs this stage for the
 editions whose inputs changed), not a page: the extension rewrites the written site after
-Sphinx (``booktools.website.theme.page_steps``: pages, and one stylesheet and font subset
+Sphinx (``booktools.website.extension.page_steps``: pages, and one stylesheet and font subset
 made from every page), so a Sphinx incremental build, which writes only the pages it thinks
 changed, would leave the site-wide steps made from a mix; an edition builds in about 35 s.
 
@@ -22,7 +22,7 @@ A build's problems are what Sphinx and Jupyter Book report, never a line that
 something else prints: the derived configuration is validated against Jupyter
 Book's schema, and an edition fails when ``jupyter-book build`` exits non-zero or
 Sphinx wrote a warning to ``_build/editions/<code>/warnings.txt``
-(``booktools.website.theme.warning_file``). Notes that imported libraries print on
+(``booktools.website.extension.warning_file``). Notes that imported libraries print on
 some CPUs (TensorFlow's ``absl::InitializeLog()``) stay in the log and fail nothing.
 An edition that builds is copied to ``_build/html/<code>/``, in place of its last build
 but for its slides and PDFs, which other stages write there (``booktools.pipeline.stages``

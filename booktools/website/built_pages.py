@@ -3,7 +3,7 @@
 The PDFs (``booktools.pdf.document``) and the word counts (``booktools.checks.page_words``)
 both read the pages as built (``_build/html/<lang>/<page>.html``), not their sources.
 What they find there is written by the site's build: the theme's article, the
-framework tab sets of ``booktools.website.theme.tabs`` and the slides link of
+framework tab sets of ``booktools.website.extension.tabs`` and the slides link of
 ``booktools.website.pages``. This module is the one place that says how to find them.
 """
 
@@ -15,7 +15,7 @@ __all__ = ["SLIDES_LINK_ID", "TAB_SET", "TAB_SET_CLASS", "BuiltPageError", "page
 
 # pydata-sphinx-theme's article: the page's own content, without the site around it.
 ARTICLE_START, ARTICLE_END = '<article class="bd-article"', "</article>"
-TAB_SET_CLASS = "d2l-framework-tabs"  # a group of framework cells as tabs (booktools.website.theme.tabs)
+TAB_SET_CLASS = "d2l-framework-tabs"  # a group of framework cells as tabs (booktools.website.extension.tabs)
 TAB_SET = f"div.{TAB_SET_CLASS}"
 SLIDES_LINK_ID = "d2l-slides-link"  # the paragraph linking a page's decks (booktools.website.pages)
 

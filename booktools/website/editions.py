@@ -9,7 +9,7 @@ Only what differs between editions is derived (``booktools.website.build`` write
   pages (the edition's folder is the source folder of its build);
 - ``repository.path_to_book``, so that each "open in Colab" button opens
   ``notebooks/<code>/<framework>/<page>.ipynb`` of the repository;
-- the settings of ``booktools.website.theme`` (``sphinx.config.book``, a
+- the settings of ``booktools.website.extension`` (``sphinx.config.book``, a
   ``booktools.website.sphinx_settings.BookSettings``), and paths made
   absolute (the bibliography, local extensions);
 - the edition's address, ``html.baseurl`` (``<baseurl><code>/``), and the settings of the
@@ -125,7 +125,7 @@ def edition_config(config: dict[str, Any], edition: Edition, built: list[Edition
     repository = derived.setdefault("repository", {})
     book_path = repository.get("path_to_book") or ""
     # The Colab button opens the derived notebook of the default framework; the page's
-    # script (theme/static/framework-colab.js) swaps in the framework the reader chose.
+    # script (extension/static/framework-colab.js) swaps in the framework the reader chose.
     repository["path_to_book"] = posixpath.join(
         book_path, project.relative(project.notebooks_dir), edition.code, DEFAULT_FRAMEWORK.name
     ).strip("/")
@@ -166,7 +166,7 @@ def book_settings(
         edition=edition.code,
         editions=tuple(SiteEdition(other.code, other.name, other.title, other.locale) for other in built),
         site_url=base,
-        # The book's PDFs (booktools.pdf), linked from every page (booktools.website.theme.pdf_links).
+        # The book's PDFs (booktools.pdf), linked from every page (booktools.website.extension.pdf_links).
         pdf_links=tuple(PdfLink(f.name, f.label, project.pdf_href(f.name)) for f in FRAMEWORKS),
         live_strings=strings.live,
         pdf_strings=strings.pdf,

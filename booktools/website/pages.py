@@ -3,7 +3,7 @@
 A source page holds every framework's cells (``booktools.sources.frameworks``); the
 rendered page shows each group of framework cells as tabs. This module writes a
 copy of the edition in which the marks are replaced by what the Sphinx side
-(``booktools.website.theme.tabs``) groups into tabs:
+(``booktools.website.extension.tabs``) groups into tabs:
 
 - a framework code cell loses its ``#@tab`` line and gains the cell tag
   ``d2l-tab-<framework>`` (myst-nb turns it into the class ``tag_d2l-tab-<framework>``);

@@ -68,15 +68,15 @@ class BookSettings:
     edition: str = ""  # the language code of the edition being built
     editions: tuple[SiteEdition, ...] = ()  # every edition of this build, for the switcher
     site_url: str = ""  # the site's base URL (booktools.website.site_url), for hreflang
-    warning_file: str = ""  # where the build's warnings go (booktools.website.theme.warning_file)
-    # where the Live code button's kernel runs: "local" or a BinderHub URL (booktools.website.theme.live)
+    warning_file: str = ""  # where the build's warnings go (booktools.website.extension.warning_file)
+    # where the Live code button's kernel runs: "local" or a BinderHub URL (booktools.website.extension.live)
     live_server: str = field(default=LOCAL_SERVER, metadata={"check": _live_server})
-    pdf_links: tuple[PdfLink, ...] = ()  # booktools.website.theme.pdf_links
+    pdf_links: tuple[PdfLink, ...] = ()  # booktools.website.extension.pdf_links
     # The edition's interface strings (booktools.sources.strings).
     live_strings: LiveStrings | None = None
     pdf_strings: PdfStrings | None = None
     api_strings: ApiStrings | None = None  # booktools.website.api_docs
-    theme_words: dict[str, str] = field(default_factory=dict)  # booktools.website.theme.theme_words
+    theme_words: dict[str, str] = field(default_factory=dict)  # booktools.website.extension.theme_words
     footer_author: str = ""
 
     def __post_init__(self) -> None:

@@ -147,7 +147,7 @@ def page(browser, site_url: str) -> Iterator[object]:
         tab.close()
 
 
-# Images load lazily (booktools.website.theme.image_sizes): scroll to each image the page shows (the
+# Images load lazily (booktools.website.extension.image_sizes): scroll to each image the page shows (the
 # other frameworks' tabs are hidden), a frame at a time, as a reader scrolling down would.
 SCROLL_TO_SHOWN_IMAGES = """async () => {
     const frame = () => new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));

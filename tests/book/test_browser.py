@@ -319,7 +319,7 @@ def test_solutions_are_folded_before_the_script_and_open_without_javascript(brow
 
 
 # Every code block's content is laid out when the reader comes near it (static/book.css,
-# booktools.website.theme.code_layout): the browser tells each change with a
+# booktools.website.extension.code_layout): the browser tells each change with a
 # contentvisibilityautostatechange event, which this records from the start.
 RECORD_LAYOUT_STATES = (
     "window.bookSkipped = new Map(); document.addEventListener("

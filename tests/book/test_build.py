@@ -174,7 +174,7 @@ def test_no_measured_placeholder_is_left_in_any_built_page_or_deck(site):
 def test_citations_have_a_bibliography(site, built_editions):
     for code in built_editions:
         found = tags(site / code / f"{CHAPTER}.html")
-        # A citation entry is a div of class "citation" (booktools/website/theme/a11y.py drops docutils' role
+        # A citation entry is a div of class "citation" (booktools/website/extension/a11y.py drops docutils' role
         # doc-biblioentry, which ARIA allows only inside a doc-bibliography list).
         entries = {
             attrs["id"] for tag, attrs in found if tag == "div" and "citation" in (attrs.get("class") or "").split()
@@ -199,7 +199,7 @@ def test_the_korean_search_index_has_bare_nouns(site, built_editions):
 
 
 def test_korean_words_are_indexed_with_their_prefixes():
-    from booktools.website.theme.search import SearchKorean
+    from booktools.website.extension.search import SearchKorean
 
     words = SearchKorean({}).split("쿼리와 키의 softmax는 값을")
     assert {"쿼리", "쿼리와", "키", "키의", "softmax", "값", "값을"} <= set(words)
@@ -518,7 +518,7 @@ THEME_LABELS = (
 
 @pytest.mark.parametrize("language", ["id", "ko"])
 def test_the_themes_labels_and_the_footer_are_in_the_editions_words(site, built_editions, language):
-    """booktools.website.theme.theme_words: no theme label left in English, the edition's own author line and
+    """booktools.website.extension.theme_words: no theme label left in English, the edition's own author line and
     figure, exercise and solution labels, and sphinxcontrib-bibtex's "n.d." in the edition's words."""
     if language not in built_editions:
         pytest.skip(f"the {language} edition is not built")

@@ -4,7 +4,7 @@ Every line of the book's code and outputs is at most 79 characters
 (``tests/tooling/test_line_width.py``); at 1280 px wide each ``<pre>`` of every page of
 every edition must show such a line whole, in every framework's tab, the folded
 solutions opened. Code blocks are laid out only when the reader comes near them
-(``content-visibility: auto``, ``booktools.website.theme.code_layout``): the test lays
+(``content-visibility: auto``, ``booktools.website.extension.code_layout``): the test lays
 every one out first, so that its width is measured, not the placeholder's. One browser
 tab per edition goes through the edition's pages.
 """

@@ -29,7 +29,7 @@ from booktools.project import Project
 from booktools.servers import serve
 from booktools.sources.frameworks import NAMES
 from booktools.sources.strings import load_strings
-from booktools.website.theme.live import SETTINGS_ID, STRINGS, THEBE_STATIC
+from booktools.website.extension.live import SETTINGS_ID, STRINGS, THEBE_STATIC
 
 PROJECT = Project.here()
 CONFIG = yaml.safe_load(PROJECT.config_file.read_text(encoding="utf-8"))

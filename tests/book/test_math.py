@@ -1,4 +1,4 @@
-"""Math typeset at build time (booktools/website/theme/katex_math.py): no math script in any page.
+"""Math typeset at build time (booktools/website/extension/katex_math.py): no math script in any page.
 
 On the built site: no page loads MathJax or KaTeX; every formula of every page is KaTeX's
 HTML with its MathML, no TeX is left in the prose; numbered equations keep their numbers,
@@ -22,7 +22,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import SphinxError
 
 from booktools.project import Project
-from booktools.website.theme import font_subset, katex_fonts, katex_math
+from booktools.website.extension import font_subset, katex_fonts, katex_math
 
 PROJECT = Project.here()
 CHAPTER = "attention-scoring-functions"
@@ -126,7 +126,7 @@ def test_math_styles_and_fonts_are_the_sites_own_and_never_reflow(site, built_ed
         edition = site / code
         source = edition / STYLESHEET
         assert len(source.read_bytes()) < 30_000, "the math stylesheet stays small"
-        # The chapter's stylesheet (KaTeX's rules among the theme's, booktools.website.theme.stylesheets)
+        # The chapter's stylesheet (KaTeX's rules among the theme's, booktools.website.extension.stylesheets)
         css = linked_css(edition, f"{CHAPTER}.html")
         faces = [face for face in re.findall(r"@font-face\{[^}]*\}", css) if "KaTeX_" in face]
         assert faces and all("font-display:optional" in face for face in faces), "a late font would reflow the page"
@@ -192,7 +192,7 @@ def test_drawn_characters_are_those_of_katexs_html_not_its_mathml():
 # A small Sphinx project with the renderer ------------------------------------------------
 
 CONF = """\
-from booktools.website.theme.katex_math import setup_katex_math
+from booktools.website.extension.katex_math import setup_katex_math
 
 extensions = ["myst_parser"]
 myst_enable_extensions = ["amsmath", "dollarmath"]

@@ -15,8 +15,8 @@ from docutils.core import publish_doctree
 from booktools.configuration.config_file import ConfigError, configured_editions, parse
 from booktools.project import SITE_FILES, SOURCE_LANGUAGE, Project
 from booktools.website import editions, site_url
+from booktools.website.extension.metadata import DESCRIPTION_LENGTH, page_description, plain_tex, shorten
 from booktools.website.sitemap import LINK, LOC, URL
-from booktools.website.theme.metadata import DESCRIPTION_LENGTH, page_description, plain_tex, shorten
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 # Markup or TeX that must not reach a description.

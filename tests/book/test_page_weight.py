@@ -1,7 +1,7 @@
 """What makes the Lighthouse scores (``make audit``), checked in the built HTML in seconds.
 
 ``make audit`` runs Lighthouse on every page (minutes, not part of ``make test``);
-these tests guard what its scores rest on (``booktools.website.theme.loading``):
+these tests guard what its scores rest on (``booktools.website.extension.loading``):
 what a page must fetch before its first paint and how much, no icon or math
 script, icon fonts cut to the glyphs used, code blocks checked for a tab stop as
 they are reached, deferred scripts, a favicon, images
@@ -23,11 +23,11 @@ from bs4 import BeautifulSoup, Tag
 from fontTools.ttLib import TTFont
 
 from booktools.project import Project
-from booktools.website.theme import code_layout, font_subset, icon_font, stylesheets, tab_stops
+from booktools.website.extension import code_layout, font_subset, icon_font, stylesheets, tab_stops
 
 PROJECT = Project.here()
 # Bytes (gzipped, as served) of the stylesheets and scripts a page must load before its first paint:
-# one bundled stylesheet (booktools.website.theme.stylesheets), ~29 KB, which Lighthouse's phone
+# one bundled stylesheet (booktools.website.extension.stylesheets), ~29 KB, which Lighthouse's phone
 # (1.6 Mbit/s) loads in ~0.15 s; the theme's thirteen stylesheets were 97 KB.
 RENDER_BLOCKING_BUDGET = 40_000
 # The page's own HTML, gzipped: the longest page (the library's engineering) is the largest,
@@ -38,7 +38,7 @@ HTML_BUDGET = 88_000
 INLINE_HEAD_SCRIPT_BUDGET = 1_500
 NO_SCRIPTS = ("fontawesome", "searchindex.js")
 THEME_SCRIPT = "scripts/pydata-sphinx-theme.js"  # under _static/
-# A Font Awesome font cut to the glyphs the stylesheets name (booktools.website.theme.icon_font):
+# A Font Awesome font cut to the glyphs the stylesheets name (booktools.website.extension.icon_font):
 # a few KB; the solid one was 156 KB.
 ICON_FONT_BUDGET = 8_000
 MATH_SCRIPTS = ("mathjax", "katex")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from booktools.website.theme.code_layout import LINES_PROPERTY, line_count, number_code_lines
+from booktools.website.extension.code_layout import LINES_PROPERTY, line_count, number_code_lines
 
 
 def test_line_count_counts_the_lines_shown():

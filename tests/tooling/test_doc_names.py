@@ -2,9 +2,9 @@
 
 Every name in backticks in ``README.md`` and ``docs/architecture.md`` that looks like code of booktools (a dotted
 name starting with one of its packages or modules, as ``pipeline.stages.build(project)`` or
-``booktools.website.theme.page_steps``) must import and resolve, attribute by attribute; every file path
+``booktools.website.extension.page_steps``) must import and resolve, attribute by attribute; every file path
 (``booktools/derive/new_page.py``, ``derive/kernel.py``, ``tests/tooling/test_pipeline.py``) must exist, from the
-book's root, from ``booktools/`` or, for the theme's templates, from ``booktools/website/theme/``.
+book's root, from ``booktools/`` or, for the theme's templates, from ``booktools/website/extension/``.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def test_every_dotted_name_of_the_code_a_document_gives_resolves(document: str) 
 @pytest.mark.parametrize("document", DOCUMENTS)
 def test_every_file_a_document_names_exists(document: str) -> None:
     def exists(path: str) -> bool:
-        theme = PACKAGE / "website" / "theme"
+        theme = PACKAGE / "website" / "extension"
         bases = (PROJECT.root, PACKAGE, theme, theme / "templates")  # the theme's files by their short path
         return any((base / path).exists() for base in bases) or "<" in path or "*" in path
 
@@ -77,6 +77,6 @@ def test_every_file_a_document_names_exists(document: str) -> None:
 
 def test_the_check_finds_a_stale_name() -> None:
     assert resolves("pipeline.stages.build") and not resolves("pipeline.book.build")
-    assert not resolves("website.theme.tab_stops.THEME_VERSION")
+    assert not resolves("website.extension.tab_stops.THEME_VERSION")
     assert DOTTED.match("derive.kernel.install()")
     assert not Path(PACKAGE / "pipeline" / "book.py").exists()

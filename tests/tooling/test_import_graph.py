@@ -36,7 +36,7 @@ MODULES = sorted(path for path in PACKAGE.rglob("*.py") if "__pycache__" not in 
 
 
 def layer(module: str) -> str:
-    """The layer of a dotted module name under ``booktools`` (``booktools.website.theme.live`` -> ``website``)."""
+    """The layer of a dotted module name under ``booktools`` (``booktools.website.extension.live`` -> ``website``)."""
     return module.split(".")[1] if "." in module else module
 
 

@@ -1,6 +1,6 @@
 """The KaTeX render server starts even when Node listens a moment after it binds its socket.
 
-``booktools.website.theme.katex_server`` works around sphinxcontrib-katex's start-up
+``booktools.website.extension.katex_server`` works around sphinxcontrib-katex's start-up
 race (a ``ConnectionRefusedError`` that failed a whole edition in CI). A stand-in for
 Node, written in Python, binds the socket, waits, and only then listens: the library's
 own start is refused, the book's connects and talks to it; a server that dies fails
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from sphinxcontrib.katex import KaTeXError, KaTeXServer
 
-from booktools.website.theme.katex_server import PatientKaTeXServer
+from booktools.website.extension.katex_server import PatientKaTeXServer
 
 # Binds the socket given after --socket, listens only after a pause, then echoes one message
 # (and gives up after a few seconds when nobody connects).

@@ -1,4 +1,4 @@
-"""The Live code button's settings (``booktools.website.theme.live``): where the kernel comes from, the strings."""
+"""The Live code button's settings (``booktools.website.extension.live``): where the kernel comes from, the strings."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sphinx.errors import ExtensionError
 from booktools.derive.kernel import NAME as KERNEL_NAME
 from booktools.project import Project
 from booktools.sources.strings import load_strings
-from booktools.website.theme import live
+from booktools.website.extension import live
 
 PROJECT = Project.here()
 ENGLISH = dataclasses.asdict(load_strings(PROJECT, "en").live)

@@ -1,4 +1,4 @@
-"""The rewriting of the built site, step by step (booktools.website.theme.page_steps): each step alone."""
+"""The rewriting of the built site, step by step (booktools.website.extension.page_steps): each step alone."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sphinx.errors import ExtensionError
 
-from booktools.website.theme import page_steps
+from booktools.website.extension import page_steps
 
 # A 1x1 PNG.
 PIXEL = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")

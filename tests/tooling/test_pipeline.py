@@ -96,7 +96,7 @@ def test_a_change_to_one_page_of_one_edition_rebuilds_that_edition_only(scratch:
 
 def test_a_change_to_the_theme_rebuilds_every_site_and_what_follows_but_not_the_decks(scratch: Project) -> None:
     assert make(scratch, recorded([]), report=lambda line: None)
-    with (scratch.root / "booktools" / "website" / "theme" / "tabs.py").open("a", encoding="utf-8") as module:
+    with (scratch.root / "booktools" / "website" / "extension" / "tabs.py").open("a", encoding="utf-8") as module:
         module.write("# a change\n")
     ran: list[str] = []
     assert make(scratch, recorded(ran), report=lambda line: None)

@@ -20,7 +20,7 @@ from booktools.configuration.schema import ConfigError
 from booktools.pipeline import stages
 from booktools.project import Project
 from booktools.sources.strings import EditionStrings, check_library_messages, load_strings, sphinx_settings
-from booktools.website.theme import live
+from booktools.website.extension import live
 from d2l_lib import quiz
 
 PROJECT = Project.here()

@@ -1,7 +1,7 @@
-"""The theme's tab-stop check, run as the reader reaches each element (booktools.website.theme.tab_stops).
+"""The theme's tab-stop check, run as the reader reaches each element (booktools.website.extension.tab_stops).
 
 The override lives in templates/layout.html and matches the theme's own query; the theme's
-release is pinned by booktools.website.theme.upstream (tests/tooling/test_upstream.py).
+release is pinned by booktools.website.extension.upstream (tests/tooling/test_upstream.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pydata_sphinx_theme
 
 from booktools.project import Project
-from booktools.website.theme import tab_stops
+from booktools.website.extension import tab_stops
 
 PROJECT = Project.here()
 # The theme's own script, as the pinned release ships it.

@@ -1,4 +1,4 @@
-"""The releases the extension's couplings were written for (booktools.website.theme.upstream)."""
+"""The releases the extension's couplings were written for (booktools.website.extension.upstream)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from packaging.utils import canonicalize_name
 from sphinx.errors import ExtensionError
 
 from booktools.project import Project
-from booktools.website.theme import upstream
+from booktools.website.extension import upstream
 
 PROJECT = Project.here()
 TEMPLATES = Path(upstream.__file__).parent / "templates"
@@ -157,7 +157,7 @@ def couplings(source: str) -> set[tuple[str, str]]:
 
 
 def overridden_theme(template: Path) -> str | None:
-    """The theme whose own template ``template`` (under ``theme/templates/``) overrides; None for the book's own."""
+    """The theme whose own template ``template`` (under ``extension/templates/``) overrides; None for the book's own."""
     name = template.relative_to(TEMPLATES).as_posix()
     for theme, folder in THEME_TEMPLATES.items():
         if any(path.relative_to(folder).as_posix().endswith(name) for path in folder.rglob(template.name)):
@@ -179,7 +179,7 @@ def test_every_module_s_coupling_is_a_place_of_its_tool() -> None:
     faults = []
     for module in sorted(WEBSITE.rglob("*.py")):
         path = module.relative_to(WEBSITE).as_posix()
-        if path == "theme/upstream.py":  # the list itself
+        if path == "extension/upstream.py":  # the list itself
             continue
         for distribution, what in sorted(couplings(module.read_text(encoding="utf-8"))):
             if (fault := unlisted(path, distribution)) is not None:
