@@ -219,7 +219,7 @@ VERBS = (
     ),
     Verb("outputs", "re-execute the notebooks headlessly and store their outputs", _outputs, _outputs_options),
     Verb("assignment", "write the exercises as assignments for instructors into _build/assignments", _assignment),
-    Verb("book", "build every edition of the site, its slides and its PDFs, into _build/html", _book, _book_options),
+    Verb("book", "bring the site, its slides and its PDFs up to date in _build/html", _book, _book_options),
     Verb("slides", "build the lecture slides of the editions whose pages changed into the site", _slides),
     Verb("pdf", "bring the site up to date and print its editions as PDFs, one per framework", _pdf),
     Verb("serve", "serve the built site and a local Jupyter server for its live code", _serve, _serve_options),

@@ -31,7 +31,8 @@ does is in ``booktools.pipeline.stage_runs``.
 
 ``site``, ``slides`` and ``pdf`` run per edition (``booktools.pipeline.graph``): after a
 change to one page of one edition, ``make book`` builds that edition's site, decks and
-PDFs and the root files, and leaves the other editions' files as they are; the library
+PDFs and the root files, and leaves the other editions' files as they are, unless the change
+reaches the library (a ``#@save`` cell, a translated figure label), which every site reads; the library
 and the notebooks, which read every page, are derived again (in seconds), and what reads
 them runs only if they changed. Without d2lbook's environment the slides are skipped,
 without Chromium the PDFs, each said once: the site is then not current

@@ -26,7 +26,7 @@ from typing import Any
 from sphinx_external_toc.api import Document, FileItem, GlobItem, SiteMap, TocTree
 from sphinx_external_toc.parsing import create_toc_dict
 
-from booktools.configuration import config_file as book_config
+from booktools.configuration import config_file
 from booktools.configuration.config_file import Edition
 from booktools.project import SOURCE_LANGUAGE, Project
 from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
@@ -49,10 +49,10 @@ def editions_to_build(config: dict[str, Any], project: Project) -> list[Edition]
         BuildError: if a folder under ``chapters/`` is not a configured edition,
             or an edition lacks a page that ``_toc.yml`` names.
     """
-    configured = {edition.code: edition for edition in book_config.configured_editions(book_config.parse(config))}
+    configured = {edition.code: edition for edition in config_file.configured_editions(config_file.parse(config))}
     try:
         present = project.editions()
-    except book_config.ConfigError as error:
+    except config_file.ConfigError as error:
         raise BuildError(str(error)) from error
     for code in present:
         try:

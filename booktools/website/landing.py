@@ -1,6 +1,6 @@
 """The site's landing page, ``_build/html/index.html``: one link per language edition, its slides and PDFs.
 
-Written from ``theme/landing.html`` (Jinja2) after the editions are built. Its head
+Written from ``extension/landing.html`` (Jinja2) after the editions are built. Its head
 holds what the editions' pages hold (``booktools.website.extension.metadata``): a
 description, a canonical link, hreflang alternates (the editions' root pages, and
 itself as ``x-default``, ``booktools.website.site_url``) and Open Graph tags, every

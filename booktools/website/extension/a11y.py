@@ -20,7 +20,7 @@ templates, and names the upstream report:
   stylesheet removes every outline (``button.toggle-button {outline: none}`` in
   sphinx-togglebutton 0.4.5's ``togglebutton.css``), and on the article header's
   buttons and menu items, whose ring pydata-sphinx-theme draws as a box-shadow that
-  sphinx-book-theme 1.3.0 removes (``.bd-header-article .btn:focus {box-shadow:
+  sphinx-book-theme (the release upstream.py names) removes (``.bd-header-article .btn:focus {box-shadow:
   none}``) (no upstream report of either found); long inline code in prose may wrap,
   so that no page scrolls sideways on a phone.
 

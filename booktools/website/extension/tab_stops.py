@@ -1,6 +1,6 @@
 """Keyboard access to scrollable code and outputs, without laying out the whole page at load.
 
-pydata-sphinx-theme 0.17.1 gives each code block and cell output that scrolls a tab
+pydata-sphinx-theme (the release upstream.py names) gives each code block and cell output that scrolls a tab
 stop (``tabIndex = 0``), so that a keyboard can scroll it, and takes it from the
 others (``-1``). It checks every such element of the page when the page has loaded,
 by reading its scroll and client sizes, which makes the browser lay the page out
@@ -35,8 +35,6 @@ from sphinx.config import Config
 
 from booktools.website.extension.code_layout import LINES_PROPERTY
 
-THEME = "pydata-sphinx-theme"
-# The theme's release the override in templates/layout.html was written for.
 # The selector the theme's check queries, as the override in templates/layout.html matches it.
 THEME_SELECTOR = (
     "pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, .pst-scrollable-table-container"

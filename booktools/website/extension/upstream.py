@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -261,9 +261,17 @@ def theme_asset_digest(macros: Path = THEME_MACROS) -> str:
     return found.pop()
 
 
+def _installed(distribution: str) -> str:
+    """The installed release of ``distribution`` ("not installed" when it is not)."""
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "not installed"
+
+
 def check_upstream(app: Sphinx, config: Config) -> None:
     """Stop the build on a release the couplings were not written for; give the templates the theme's digest."""
-    found = problems({tool.distribution: version(tool.distribution) for tool in UPSTREAM})
+    found = problems({tool.distribution: _installed(tool.distribution) for tool in UPSTREAM})
     if found:
         raise ExtensionError("\n".join(found))
     config.html_context[CONTEXT_KEY] = theme_asset_digest()
