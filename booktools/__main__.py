@@ -20,7 +20,7 @@ The verbs, in the order a book is made::
     slides        source pages        -> _build/html/<lang>/slides/  (make slides: that stage only)
     pdf           built site          -> _build/html/<lang>/pdf/     (make pdf: the site, then the PDFs)
     serve, lab    local servers on 127.0.0.1 with a token
-    check         lib, notebooks, translations and chapters/pages.yml against their sources
+    check         lib, notebooks, translations, chapters/pages.yml and quizzes against their sources
     translations  the editions against English
     versions      the library's tests at the lowest and newest framework releases
     audit         Lighthouse on every page of the built site, mobile and desktop
@@ -145,10 +145,11 @@ def _translations(project: Project, args: argparse.Namespace) -> int:
 def _check(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks import translations
     from booktools.derive import library, notebooks
-    from booktools.sources import page_manifest
+    from booktools.sources import page_manifest, quiz_check
 
     results = [library.run(project, check=True), notebooks.run(project, check=True), translations.run(project)]
     results.append(page_manifest.run(project))
+    results.append(quiz_check.run(project))
     return max(results)
 
 
@@ -165,20 +166,20 @@ def _versions(project: Project, args: argparse.Namespace) -> int:
 
 
 def _audit(project: Project, args: argparse.Namespace) -> int:
-    from booktools.checks import audit
+    from booktools.checks.audit import options, site_audit
     from booktools.pipeline import stages
 
     if args.site is not None:
-        return audit.run(project, args)
-    if audit.no_option_given(args):  # the whole audit: a stage, run again when the site changed
+        return site_audit.run(project, args)
+    if options.no_option_given(args):  # the whole audit: a stage, run again when the site changed
         return stages.build(project, targets=("audit",))
-    return stages.build(project) or audit.run(project, args)
+    return stages.build(project) or site_audit.run(project, args)
 
 
 def _audit_options(parser: argparse.ArgumentParser) -> None:
-    from booktools.checks import audit
+    from booktools.checks.audit.options import options
 
-    audit.options(parser)
+    options(parser)
 
 
 def _outputs_options(parser: argparse.ArgumentParser) -> None:

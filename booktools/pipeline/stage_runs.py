@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from booktools.checks import audit
+from booktools.checks.audit import options as audit_options
+from booktools.checks.audit import site_audit
 from booktools.configuration.schema import ConfigError, read_yaml
 from booktools.derive import library, notebooks
 from booktools.pdf import build as pdf
@@ -116,7 +117,10 @@ def write_root(project: Project, editions: list[str]) -> dict[str, Outcome]:
 def run_audit(project: Project, editions: list[str]) -> dict[str, Outcome]:
     """The ``audit`` stage: Lighthouse on every page, mobile and desktop, at the bar (``booktools.checks.audit``)."""
     return _all(
-        Outcome.DONE if audit.run(project, argparse.Namespace(**audit.defaults())) == 0 else Outcome.FAILED, editions
+        Outcome.DONE
+        if site_audit.run(project, argparse.Namespace(**audit_options.defaults())) == 0
+        else Outcome.FAILED,
+        editions,
     )
 
 

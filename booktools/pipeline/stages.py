@@ -51,7 +51,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from booktools.checks.audit import TABLE_FILE
+from booktools.checks.audit.options import TABLE_FILE
 from booktools.derive import library
 from booktools.pipeline.graph import ONCE, Stage, make, stale_tasks
 from booktools.pipeline.stage_runs import (

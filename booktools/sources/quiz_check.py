@@ -9,10 +9,12 @@ not the key's.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import nbformat
 
+from booktools.configuration.schema import ConfigError
 from booktools.project import Project
 from booktools.sources.page_manifest import read_manifest
 from booktools.sources.quizzes import (
@@ -89,3 +91,16 @@ def check_quizzes(project: Project) -> list[str]:
                     "gives the page quiz: false"
                 )
     return problems
+
+
+def run(project: Project) -> int:
+    """``python -m booktools check``'s quiz part: 0 when the quizzes agree with their keys and the manifest, else 1."""
+    try:
+        problems = check_quizzes(project)
+    except (ConfigError, ValueError) as error:
+        problems = [str(error)]
+    for problem in problems:
+        print(f"quizzes: {problem}", file=sys.stderr)
+    if not problems:
+        print("quizzes match their answer keys and chapters/pages.yml")
+    return 1 if problems else 0

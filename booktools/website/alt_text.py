@@ -40,7 +40,7 @@ DESCRIPTION_VERSION = 1
 KeyRanges = tuple[tuple[int, int], ...]  # 1-based inclusive ranges of keys with a non-zero weight
 # The alt text numbers queries and keys from 0, as the figure's axes and the prose count them: the
 # description's 1-based query and key numbers are shown less one (grid rows and columns count from 1).
-SHOWN_FROM = 1
+DESCRIPTION_BASE = 1  # the description counts from 1; subtracted, the alt text counts from 0
 
 
 class AltTextError(ValueError):
@@ -185,10 +185,10 @@ def _keys_phrase(ranges: KeyRanges, keys: int, text: HeatmapText) -> str:
     if ranges == ((1, keys),):
         return text.every_key
     phrases = [
-        text.key.format(key=first - SHOWN_FROM)
+        text.key.format(key=first - DESCRIPTION_BASE)
         if first == last
         else (text.two_keys if last == first + 1 else text.keys).format(
-            first=first - SHOWN_FROM, last=last - SHOWN_FROM
+            first=first - DESCRIPTION_BASE, last=last - DESCRIPTION_BASE
         )
         for first, last in ranges
     ]
@@ -209,9 +209,9 @@ def _panel_phrase(panel: tuple[KeyRanges, ...], keys: int, text: HeatmapText) ->
         if first == 1 and last == len(panel) and len(panel) > 1:
             phrases.append(text.every_query.format(keys=said))
         elif first == last:
-            phrases.append(text.query.format(query=first - SHOWN_FROM, keys=said))
+            phrases.append(text.query.format(query=first - DESCRIPTION_BASE, keys=said))
         else:
-            phrases.append(text.queries.format(first=first - SHOWN_FROM, last=last - SHOWN_FROM, keys=said))
+            phrases.append(text.queries.format(first=first - DESCRIPTION_BASE, last=last - DESCRIPTION_BASE, keys=said))
     return text.query_separator.join(phrases)
 
 

@@ -34,18 +34,16 @@ import argparse
 import posixpath
 import sys
 import time
-from pathlib import Path
 
 from booktools.checks.audit.lighthouse import CATEGORIES, METRICS, PRESETS, LighthouseError, Result, cli
 from booktools.checks.audit.lighthouse import audit as lighthouse_audit
+from booktools.checks.audit.options import TABLE_FILE
 from booktools.checks.audit.static_host import serving
 from booktools.project import Project
 from booktools.website.api_docs import PAGE as API_PAGE
 
 SEARCH_PAGE = "search"
 LANDING = "index.html"
-DEFAULT_FAIL_UNDER = 95
-TABLE_FILE = "table.md"
 SHORT = {"performance": "perf", "accessibility": "a11y", "best-practices": "best", "seo": "seo"}
 
 
@@ -53,29 +51,6 @@ def site_pages(project: Project) -> list[str]:
     """Every page of the site to audit, as paths under ``_build/html`` (the landing page first)."""
     names = [posixpath.basename(entry) for entry in project.toc_entries()] + [API_PAGE, SEARCH_PAGE]
     return [LANDING] + [f"{code}/{name}.html" for code in project.editions() for name in names]
-
-
-def options(parser: argparse.ArgumentParser) -> None:
-    """The options of ``python -m booktools audit``."""
-    parser.add_argument("--page", action="append", default=[], help="only pages whose path has this (repeatable)")
-    parser.add_argument("--preset", action="append", choices=PRESETS, help="only this preset (repeatable)")
-    parser.add_argument("--fail-under", type=int, default=DEFAULT_FAIL_UNDER, help="exit 1 if a score is lower")
-    parser.add_argument("--site", type=Path, default=None, help="the built site to serve (default: _build/html)")
-    parser.add_argument(
-        "--block", action="append", default=[], help="a URL pattern the page may not load (Lighthouse's, repeatable)"
-    )
-
-
-def defaults() -> dict[str, object]:
-    """The options of ``python -m booktools audit`` when none is given: every page, preset and the bar."""
-    parser = argparse.ArgumentParser()
-    options(parser)
-    return vars(parser.parse_args([]))
-
-
-def no_option_given(args: argparse.Namespace) -> bool:
-    """Whether the audit's options in ``args`` are all their defaults (the whole audit, at the bar)."""
-    return all(getattr(args, name, None) == value for name, value in defaults().items())
 
 
 def _metric(result: Result, audit: str) -> str:
