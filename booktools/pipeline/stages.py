@@ -9,7 +9,8 @@ stage          reads (besides its code and tools)         writes                
 ``site``       the configuration, bibliography,           ``_build/html/<lang>/`` but its     ``library``
                figures, ``d2l_lib/``, the edition's       ``slides/`` and ``pdf/``; its own
                folder ``chapters/<lang>/``                sitemap in its build folder
-``slides``     the configuration, ``chapters/<lang>/``    ``_build/html/<lang>/slides/``      --
+``slides``     the configuration, the edition's          ``_build/html/<lang>/slides/``      --
+               notebooks and ``strings.yml``
 ``pdf``        the configuration, and what ``site``       ``_build/html/<lang>/pdf/``         ``site``
                made for the edition
 ``root``       the configuration, every ``strings.yml``,  ``_build/html/index.html``,         ``site``,
@@ -107,8 +108,10 @@ def edition_inputs(project: Project, edition: str) -> list[Path]:
 
 
 def slides_inputs(project: Project, edition: str) -> list[Path]:
-    """What one edition's decks read: their code, the configuration and the edition's own folder."""
-    return [*module_files(project, *SLIDES_CODE), *_configuration(project), project.edition_dir(edition)]
+    """What one edition's decks read: their code, the configuration, the edition's notebooks (a deck per page and
+    framework) and its strings (the decks' titles); not its alt text or index page, which no deck shows."""
+    pages = project.notebooks(edition)
+    return [*module_files(project, *SLIDES_CODE), *_configuration(project), *pages, project.strings_file(edition)]
 
 
 def site_writes(project: Project, edition: str) -> list[Path]:

@@ -226,3 +226,15 @@ def test_the_docstring_table_and_the_architecture_drawing_show_the_stages_as_the
     names = dict(re.findall(r'(\w+)\["(\w+)', drawing))
     edges = {(names[a], names[b]) for a, b in re.findall(r"(\w+)(?:\[[^\]]*\])? --> (\w+)", drawing)}
     assert edges == {(need, name) for name, wanted in needs.items() for need in wanted}
+
+
+def test_an_edition_s_alt_text_rebuilds_its_site_and_what_follows_but_not_its_decks(scratch: Project) -> None:
+    assert make(scratch, recorded([]), report=lambda line: None)
+    with scratch.alt_text_file("ko").open("a", encoding="utf-8") as file:
+        file.write("# a change\n")
+    ran: list[str] = []
+    assert make(scratch, recorded(ran), report=lambda line: None)
+    # the library and the notebooks read all of chapters/: they run, make the same, and nothing follows from them
+    assert sorted(ran) == sorted(
+        [f"library.{ONCE}", f"notebooks.{ONCE}", "site.ko", "pdf.ko", f"root.{ONCE}", f"audit.{ONCE}"]
+    )
