@@ -23,7 +23,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 import booktools
 from booktools.pipeline import stages
-from booktools.project import Project
+from booktools.project import BUILD_INPUTS, Project
 from booktools.sources.measured import FIGURES_MIME
 
 SYNTHETIC_PAGE = "tabs"
@@ -131,6 +131,19 @@ def site() -> Path:
 def root() -> Path:
     """The repository root."""
     return PROJECT.root
+
+
+@pytest.fixture
+def book_copy(tmp_path: Path) -> Project:
+    """A copy of what a build of the book reads (``booktools.project.BUILD_INPUTS``, booktools included)."""
+    for name in BUILD_INPUTS:
+        source, copy = PROJECT.root / name, tmp_path / name
+        if source.is_dir():
+            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+        elif source.exists():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy)
+    return Project(tmp_path)
 
 
 @pytest.fixture(scope="session")

@@ -24,7 +24,7 @@ import yaml
 
 from booktools.configuration.config_file import configured_editions, parse
 from booktools.programs import chromium
-from booktools.project import BUILD_INPUTS, Project
+from booktools.project import Project
 from booktools.servers import serve
 from booktools.website.static_server import serving_folder
 
@@ -208,33 +208,15 @@ def screenshots() -> Path:
     return SCREENSHOTS
 
 
-def copy_book_files(target: Path, names: tuple[str, ...] = BUILD_INPUTS) -> Path:
-    """Copy ``names`` (files or folders of the repository) into ``target``; return ``target``.
-
-    By default they are what a build of the book reads (``booktools.project.BUILD_INPUTS``),
-    the package that runs it included.
-    """
-    for name in names:
-        source, copy = PROJECT.root / name, target / name
-        if source.is_dir():
-            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
-        else:
-            copy.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copy)
-    return target
-
-
 @pytest.fixture
-def scratch_book(tmp_path: Path) -> Path:
+def scratch_book(book_copy: Project) -> Path:
     """A scratch copy of what a build reads in which every configured edition exists.
 
     Editions whose folder is missing from the tree (translations not written
     yet) are filled with copies of the English pages.
     """
-    copy_book_files(tmp_path)
-    book = Project(tmp_path)
-    for edition in configured_editions(book.config()):
-        target = book.edition_dir(edition.code)
+    for edition in configured_editions(book_copy.config()):
+        target = book_copy.edition_dir(edition.code)
         if not target.is_dir():
             shutil.copytree(PROJECT.edition_dir("en"), target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    return tmp_path
+    return book_copy.root

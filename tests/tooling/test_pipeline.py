@@ -1,7 +1,7 @@
 """The build's stages (``booktools.pipeline``): each runs when what it reads has changed, and only then.
 
 The stages are the book's own (``pipeline.stages.STAGES``: their reads, writes and needs),
-over a scratch copy of what a build reads; their work is replaced by a recorder that
+over a book_copy copy of what a build reads; their work is replaced by a recorder that
 writes each declared output anew (but the library's, whose content a change of prose
 leaves as it is), so that these tests say which stage runs for which edition
 without building a site.
@@ -11,31 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import shutil
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from booktools.pipeline import stages
 from booktools.pipeline.graph import ONCE, Outcome, Stage, make, ordered, stale_tasks
 from booktools.pipeline.stamps import files_digest, read_stamp
-from booktools.project import BUILD_INPUTS, Project
+from booktools.project import Project
 
 PROJECT = Project.here()
 PAGE = "preliminaries.ipynb"
-
-
-@pytest.fixture
-def scratch(tmp_path: Path) -> Project:
-    """A copy of every file a build reads (``BUILD_INPUTS``)."""
-    for name in BUILD_INPUTS:
-        source = PROJECT.root / name
-        if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif source.exists():
-            shutil.copy2(source, tmp_path / name)
-    return Project(tmp_path)
 
 
 def recorded(ran: list[str], fail: frozenset[str] = frozenset()) -> list[Stage]:
@@ -71,22 +57,22 @@ def every_task(project: Project) -> set[str]:
     return {stage.task(edition) for stage in recorded([]) for edition in stage.editions(project)}
 
 
-def test_the_first_build_runs_every_stage_and_the_second_none(scratch: Project) -> None:
+def test_the_first_build_runs_every_stage_and_the_second_none(book_copy: Project) -> None:
     ran: list[str] = []
-    assert make(scratch, recorded(ran), report=lambda line: None)
-    assert set(ran) == every_task(scratch)
-    assert stale_tasks(scratch, recorded([])) == []
+    assert make(book_copy, recorded(ran), report=lambda line: None)
+    assert set(ran) == every_task(book_copy)
+    assert stale_tasks(book_copy, recorded([])) == []
     ran.clear()
-    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert make(book_copy, recorded(ran), report=lambda line: None)
     assert ran == []
 
 
-def test_a_change_to_one_page_of_one_edition_rebuilds_that_edition_only(scratch: Project) -> None:
-    assert make(scratch, recorded([]), report=lambda line: None)
-    page = scratch.edition_dir("id") / PAGE
+def test_a_change_to_one_page_of_one_edition_rebuilds_that_edition_only(book_copy: Project) -> None:
+    assert make(book_copy, recorded([]), report=lambda line: None)
+    page = book_copy.edition_dir("id") / PAGE
     page.write_text(page.read_text(encoding="utf-8").replace("Persiapan", "Persiapan Awal", 1), encoding="utf-8")
     ran: list[str] = []
-    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert make(book_copy, recorded(ran), report=lambda line: None)
     # The library and the notebooks read every page: they run, and d2l_lib is the same, so no
     # other edition's site follows.
     assert sorted(ran) == sorted(
@@ -94,67 +80,67 @@ def test_a_change_to_one_page_of_one_edition_rebuilds_that_edition_only(scratch:
     )
 
 
-def test_a_change_to_the_theme_rebuilds_every_site_and_what_follows_but_not_the_decks(scratch: Project) -> None:
-    assert make(scratch, recorded([]), report=lambda line: None)
-    with (scratch.root / "booktools" / "website" / "extension" / "tabs.py").open("a", encoding="utf-8") as module:
+def test_a_change_to_the_theme_rebuilds_every_site_and_what_follows_but_not_the_decks(book_copy: Project) -> None:
+    assert make(book_copy, recorded([]), report=lambda line: None)
+    with (book_copy.root / "booktools" / "website" / "extension" / "tabs.py").open("a", encoding="utf-8") as module:
         module.write("# a change\n")
     ran: list[str] = []
-    assert make(scratch, recorded(ran), report=lambda line: None)
-    editions = scratch.editions()
+    assert make(book_copy, recorded(ran), report=lambda line: None)
+    editions = book_copy.editions()
     expected = [f"site.{code}" for code in editions] + [f"pdf.{code}" for code in editions]
     expected += [f"root.{ONCE}", f"audit.{ONCE}"]
     assert sorted(ran) == sorted(expected)
 
 
-def test_a_change_to_a_check_or_a_server_rebuilds_nothing(scratch: Project) -> None:
-    assert make(scratch, recorded([]), report=lambda line: None)
+def test_a_change_to_a_check_or_a_server_rebuilds_nothing(book_copy: Project) -> None:
+    assert make(book_copy, recorded([]), report=lambda line: None)
     for module in ("checks/page_words.py", "servers/serve.py", "pipeline/graph.py"):
-        with (scratch.root / "booktools" / module).open("a", encoding="utf-8") as file:
+        with (book_copy.root / "booktools" / module).open("a", encoding="utf-8") as file:
             file.write("# a change\n")
     ran: list[str] = []
-    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert make(book_copy, recorded(ran), report=lambda line: None)
     assert ran == []
 
 
-def test_another_release_of_a_stage_s_tools_runs_that_stage_again(scratch: Project) -> None:
-    assert make(scratch, recorded([]), report=lambda line: None)
+def test_another_release_of_a_stage_s_tools_runs_that_stage_again(book_copy: Project) -> None:
+    assert make(book_copy, recorded([]), report=lambda line: None)
     ran: list[str] = []
     upgraded = [
         dataclasses.replace(stage, environment=lambda project: "Sphinx==8.0.0") if stage.name == "slides" else stage
         for stage in recorded(ran)
     ]
-    assert make(scratch, upgraded, report=lambda line: None)
-    assert sorted(ran) == sorted(f"slides.{code}" for code in scratch.editions())  # and made the same decks
+    assert make(book_copy, upgraded, report=lambda line: None)
+    assert sorted(ran) == sorted(f"slides.{code}" for code in book_copy.editions())  # and made the same decks
 
 
-def test_a_missing_output_makes_its_stage_run_again(scratch: Project) -> None:
-    assert make(scratch, recorded([]), report=lambda line: None)
-    (scratch.slides_dir("ko") / "index.html").unlink()
+def test_a_missing_output_makes_its_stage_run_again(book_copy: Project) -> None:
+    assert make(book_copy, recorded([]), report=lambda line: None)
+    (book_copy.slides_dir("ko") / "index.html").unlink()
     ran: list[str] = []
-    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert make(book_copy, recorded(ran), report=lambda line: None)
     assert ran == ["slides.ko"]  # it made what it made before: nothing after it runs
 
 
-def test_a_failed_stage_is_not_stamped_and_what_needs_it_does_not_run(scratch: Project) -> None:
+def test_a_failed_stage_is_not_stamped_and_what_needs_it_does_not_run(book_copy: Project) -> None:
     ran: list[str] = []
     lines: list[str] = []
-    assert not make(scratch, recorded(ran, fail=frozenset({"site.ko"})), report=lines.append)
+    assert not make(book_copy, recorded(ran, fail=frozenset({"site.ko"})), report=lines.append)
     assert "pdf.ko" not in ran and f"root.{ONCE}" not in ran and f"audit.{ONCE}" not in ran
     assert "pdf.ko: not run, a stage it needs failed" in lines
-    assert read_stamp(scratch, "site.ko") == "" and read_stamp(scratch, "site.en") != ""
-    assert "site.ko" in stale_tasks(scratch, recorded([]))
+    assert read_stamp(book_copy, "site.ko") == "" and read_stamp(book_copy, "site.en") != ""
+    assert "site.ko" in stale_tasks(book_copy, recorded([]))
     ran.clear()
-    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert make(book_copy, recorded(ran), report=lambda line: None)
     assert sorted(ran) == [f"audit.{ONCE}", "pdf.ko", f"root.{ONCE}", "site.ko"]
 
 
-def test_a_skipped_stage_leaves_the_build_not_current_and_runs_once_asked(scratch: Project) -> None:
+def test_a_skipped_stage_leaves_the_build_not_current_and_runs_once_asked(book_copy: Project) -> None:
     ran: list[str] = []
-    assert make(scratch, recorded(ran), skip=frozenset({"pdf"}), report=lambda line: None)
+    assert make(book_copy, recorded(ran), skip=frozenset({"pdf"}), report=lambda line: None)
     assert not any(task.startswith("pdf.") for task in ran) and f"root.{ONCE}" in ran
-    assert {"pdf.en", "pdf.id", "pdf.ko"} <= set(stale_tasks(scratch, recorded([])))
+    assert {"pdf.en", "pdf.id", "pdf.ko"} <= set(stale_tasks(book_copy, recorded([])))
     ran.clear()
-    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert make(book_copy, recorded(ran), report=lambda line: None)
     assert sorted(ran) == [f"audit.{ONCE}", "pdf.en", "pdf.id", "pdf.ko", f"root.{ONCE}"]
 
 
@@ -182,21 +168,21 @@ def test_make_book_is_root_with_everything_it_needs_and_the_audit_comes_after() 
     assert "audit" in [stage.name for stage in stages.stages_up_to("audit")]
 
 
-def test_an_edition_s_site_reads_its_own_folder_and_no_other_edition_s(scratch: Project) -> None:
-    reads = stages.edition_inputs(scratch, "id")
-    assert scratch.edition_dir("id") in reads
-    assert not {scratch.edition_dir("en"), scratch.edition_dir("ko"), scratch.chapters} & set(reads)
-    assert scratch.library_dir in reads  # the edition's alt text is in its own folder
-    assert scratch.alt_text_file("id").is_relative_to(scratch.edition_dir("id"))
+def test_an_edition_s_site_reads_its_own_folder_and_no_other_edition_s(book_copy: Project) -> None:
+    reads = stages.edition_inputs(book_copy, "id")
+    assert book_copy.edition_dir("id") in reads
+    assert not {book_copy.edition_dir("en"), book_copy.edition_dir("ko"), book_copy.chapters} & set(reads)
+    assert book_copy.library_dir in reads  # the edition's alt text is in its own folder
+    assert book_copy.alt_text_file("id").is_relative_to(book_copy.edition_dir("id"))
 
 
-def test_the_audit_runs_again_when_a_page_changed_though_the_root_files_did_not(scratch: Project) -> None:
-    assert make(scratch, recorded([]), report=lambda line: None)
-    root_files = {path: path.read_bytes() for path in stages.STAGES[-2].writes(scratch, ONCE)}
-    page = scratch.edition_dir("ko") / PAGE
+def test_the_audit_runs_again_when_a_page_changed_though_the_root_files_did_not(book_copy: Project) -> None:
+    assert make(book_copy, recorded([]), report=lambda line: None)
+    root_files = {path: path.read_bytes() for path in stages.STAGES[-2].writes(book_copy, ONCE)}
+    page = book_copy.edition_dir("ko") / PAGE
     page.write_text(page.read_text(encoding="utf-8") + " ", encoding="utf-8")
     ran: list[str] = []
-    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert make(book_copy, recorded(ran), report=lambda line: None)
     assert {path: path.read_bytes() for path in root_files} == root_files
     assert f"audit.{ONCE}" in ran and "site.ko" in ran and "site.en" not in ran
 
@@ -228,12 +214,12 @@ def test_the_docstring_table_and_the_architecture_drawing_show_the_stages_as_the
     assert edges == {(need, name) for name, wanted in needs.items() for need in wanted}
 
 
-def test_an_edition_s_alt_text_rebuilds_its_site_and_what_follows_but_not_its_decks(scratch: Project) -> None:
-    assert make(scratch, recorded([]), report=lambda line: None)
-    with scratch.alt_text_file("ko").open("a", encoding="utf-8") as file:
+def test_an_edition_s_alt_text_rebuilds_its_site_and_what_follows_but_not_its_decks(book_copy: Project) -> None:
+    assert make(book_copy, recorded([]), report=lambda line: None)
+    with book_copy.alt_text_file("ko").open("a", encoding="utf-8") as file:
         file.write("# a change\n")
     ran: list[str] = []
-    assert make(scratch, recorded(ran), report=lambda line: None)
+    assert make(book_copy, recorded(ran), report=lambda line: None)
     # the library and the notebooks read all of chapters/: they run, make the same, and nothing follows from them
     assert sorted(ran) == sorted(
         [f"library.{ONCE}", f"notebooks.{ONCE}", "site.ko", "pdf.ko", f"root.{ONCE}", f"audit.{ONCE}"]
