@@ -153,16 +153,11 @@ def _distributions(modules: frozenset[str], programs: tuple[str, ...]) -> str:
 
 
 @functools.cache
-def python_environment(prefix: str | None = None) -> str:
-    """The distributions installed in a Python environment (default: the running one), as ``name==version`` lines."""
-    if prefix is None:
-        found = {f"{dist.metadata['Name']}=={dist.version}" for dist in metadata.distributions()}
-    else:
-        found = {
-            folder.name.removesuffix(".dist-info")
-            for folder in Path(prefix).glob("lib/python*/site-packages/*.dist-info")
-        }
-    return "\n".join(sorted(found))
+def python_environment(prefix: str) -> str:
+    """Every distribution installed in another Python environment (``.venv-d2lbook``), as ``name-version`` lines
+    (the running environment's count by what a stage imports: :func:`distributions`)."""
+    installed = Path(prefix).glob("lib/python*/site-packages/*.dist-info")
+    return "\n".join(sorted(folder.name.removesuffix(".dist-info") for folder in installed))
 
 
 @functools.cache
@@ -181,5 +176,5 @@ def file_identity(path: Path) -> str:
 
 
 def environment_digest(*facts: str) -> str:
-    """One digest of the environment's facts (``python_environment()``, ``node_version()``, ...)."""
+    """One digest of the environment's facts (``distributions(...)``, ``node_version()``, ...)."""
     return hashlib.sha256("\0".join([sys.version, *facts]).encode()).hexdigest()
