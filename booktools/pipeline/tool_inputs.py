@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from importlib import metadata
 from pathlib import Path
 
@@ -123,7 +124,16 @@ def _requirement_name(requirement: str) -> str:
 
 @functools.cache
 def _installed() -> dict[str, metadata.Distribution]:
-    return {str(dist.metadata["Name"]).lower().replace("_", "-"): dist for dist in metadata.distributions()}
+    """The distributions installed in the running environment's site-packages, by normalised name.
+
+    Only there: what else is on ``sys.path`` depends on the caller (a checkout's own ``*.egg-info``, which
+    ``pip install .`` leaves beside the sources, a test's folders), and would change the digest with it.
+    """
+    places = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    found: dict[str, metadata.Distribution] = {}
+    for dist in metadata.distributions(path=places):
+        found.setdefault(str(dist.metadata["Name"]).lower().replace("_", "-"), dist)  # the first, as imports do
+    return found
 
 
 def distributions(modules: set[str], programs: tuple[str, ...] = ()) -> str:
@@ -160,13 +170,15 @@ def python_environment(prefix: str) -> str:
     return "\n".join(sorted(folder.name.removesuffix(".dist-info") for folder in installed))
 
 
-@functools.cache
 def node_version() -> str:
-    """The version of the ``node`` that runs KaTeX ("" when there is none)."""
+    """The version of the ``node`` on ``PATH`` that runs KaTeX ("" when there is none), asked once per program."""
     node = shutil.which("node")
-    if node is None:
-        return ""
-    return subprocess.run([node, "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    return "" if node is None else _version_of(str(Path(node).resolve()))
+
+
+@functools.cache
+def _version_of(program: str) -> str:
+    return subprocess.run([program, "--version"], capture_output=True, text=True, check=False).stdout.strip()
 
 
 def file_identity(path: Path) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -224,3 +225,22 @@ def test_an_edition_s_alt_text_rebuilds_its_site_and_what_follows_but_not_its_de
     assert sorted(ran) == sorted(
         [f"library.{ONCE}", f"notebooks.{ONCE}", "site.ko", "pdf.ko", f"root.{ONCE}", f"audit.{ONCE}"]
     )
+
+
+def test_a_tool_s_digest_ignores_distributions_outside_the_environment(tmp_path: Path, monkeypatch) -> None:
+    """``pip install .`` leaves ``d2l_lib.egg-info`` beside the sources, on the path of a process started there:
+    the site's tools are still what the environment has installed, or the site would turn stale mid-run."""
+    from booktools.pipeline import tool_inputs
+
+    before = tool_inputs.distributions({"nbformat", "d2l_lib"})
+    stray = tmp_path / "d2l_lib.egg-info"
+    stray.mkdir()
+    (stray / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: d2l-lib\nVersion: 9.9.9\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for cached in (tool_inputs._installed, tool_inputs._providers, tool_inputs._distributions):
+        cached.cache_clear()
+    try:
+        assert tool_inputs.distributions({"nbformat", "d2l_lib"}) == before
+    finally:
+        for cached in (tool_inputs._installed, tool_inputs._providers, tool_inputs._distributions):
+            cached.cache_clear()
