@@ -24,7 +24,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 import booktools
 from booktools.pipeline import stages
 from booktools.project import BUILD_INPUTS, Project
-from booktools.sources.measured import FIGURES_MIME
+from booktools.sources.mime_types import FIGURES_MIME
 
 SYNTHETIC_PAGE = "tabs"
 SYNTHETIC_VERSION = "9.8.7"

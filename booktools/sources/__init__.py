@@ -14,6 +14,8 @@
 - ``code_text``: the words the code shows the reader, which each edition writes in its language
   (``chapters/code_text.yml``).
 - ``exercises``: the code exercises' cells, their tags, and which of them print in the edition's language.
+- ``alt_text``: each edition's alt-text templates for the heatmaps (``chapters/<lang>/alt_text.yml``).
+- ``mime_types``: the MIME types of the display data that describe a figure or record measured figures.
 - ``measured``: the measured figures the prose quotes (``{measured}`CELL-ID.NAME:FORMAT```), filled from
   the figures a cell's stored outputs recorded, in the edition's number format.
 """

@@ -2,8 +2,9 @@
 
 A timing changes on every run, every machine and in every edition, so the prose never
 states one by hand. The cell that measures ends with ``record_figures(small=..., ...)``,
-which displays one output whose only MIME type is :data:`FIGURES_MIME`, its data a JSON
-object ``{NAME: number}``; ``make outputs`` stores it with the cell's other outputs.
+which displays one output whose only MIME type is ``FIGURES_MIME``
+(``booktools.sources.mime_types``), its data a JSON object ``{NAME: number}``;
+``make outputs`` stores it with the cell's other outputs.
 A markdown cell of the same page quotes a figure as ``{measured}`fused-timing.small:.2f```:
 the code cell with id ``fused-timing``, its figure ``small``, formatted with the Python
 format spec ``.2f`` and then written with the edition's decimal mark and thousands
@@ -29,10 +30,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from booktools.sources.frameworks import page_frameworks
+from booktools.sources.mime_types import FIGURES_MIME
 from booktools.sources.strings import NumberStrings
 
 __all__ = [
-    "FIGURES_MIME",
     "MeasuredError",
     "Placeholder",
     "fill_page",
@@ -48,7 +49,6 @@ __all__ = [
     "write_number",
 ]
 
-FIGURES_MIME = "application/vnd.d2l.figures+json"
 ROLE = "{measured}"
 # A mention of the role, well formed or not: the role, then its content between backticks if it has one.
 MENTION = re.compile(re.escape(ROLE) + r"(?:`(?P<content>[^`\n]*)`)?")

@@ -5,7 +5,7 @@
 - ``pages``: the renderable copy of an edition's pages (framework cells marked for tabs, alt text, slides link).
 - ``built_pages``: reading a built page (its article, its framework tab sets, the slides link), for the PDFs and
   the word counts.
-- ``alt_text``: the alt text of the heatmaps, in the edition's language.
+- ``heatmap_alt_text``: the alt text of the heatmaps, in the edition's language (templates: ``sources.alt_text``).
 - ``api_docs``: the API appendix page, and the Sphinx extension that links each object to its section.
 - ``landing``: the landing page, ``_build/html/index.html``, one link per edition with its slides and PDFs.
 - ``preview_image``: the site's preview image (og:image), a heatmap of attention weights drawn at build time.

@@ -22,7 +22,7 @@ copy of the edition in which the marks are replaced by what the Sphinx side
   which fails the strict build, and would show nothing for it;
 - a code cell holding a figure of ``show_heatmaps`` gets the figure's alt text in
   the edition's language, from the description the figure carries
-  (``booktools.website.alt_text``).
+  (``booktools.website.heatmap_alt_text``).
 
 The copy keeps the repository's layout (``chapters/<code>/`` beside ``img/``), so
 relative paths to figures work unchanged.
@@ -39,14 +39,15 @@ import jinja2
 import nbformat
 
 from booktools.project import Project, deck_href
+from booktools.sources.alt_text import edition_heatmap_text
 from booktools.sources.frameworks import FRAMEWORKS, NAMES, TabError, page_frameworks, strip_marks
 from booktools.sources.measured import MeasuredError, fill_page, fill_text, mentions_figures, without_figures
 from booktools.sources.myst import extensions_of, headings
 from booktools.sources.slide_marks import mark_kinds, strip_slide_marks
 from booktools.sources.strings import EditionStrings, load_strings
 from booktools.website import api_docs
-from booktools.website.alt_text import AltTextError, edition_heatmap_text, set_heatmap_alt_text
 from booktools.website.built_pages import SLIDES_LINK_ID
+from booktools.website.heatmap_alt_text import AltTextError, set_heatmap_alt_text
 
 TAB_CLASS = "d2l-tab-{}"
 # What a source page can be wrong in, as write_edition_sources reports it
@@ -138,7 +139,7 @@ def write_edition_sources(source_dir: Path, target_root: Path, project: Project)
     Raises:
         booktools.sources.frameworks.TabError: for malformed framework marks.
         booktools.sources.measured.MeasuredError: for a measured figure that cannot be filled in.
-        booktools.website.alt_text.AltTextError: for a heatmap whose text alternative cannot be written.
+        booktools.website.heatmap_alt_text.AltTextError: for a heatmap whose text alternative cannot be written.
         (``SOURCE_ERRORS`` names the three.)
     """
     shutil.rmtree(target_root, ignore_errors=True)

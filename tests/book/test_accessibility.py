@@ -309,7 +309,7 @@ def test_every_image_says_what_it_shows(site, built_editions, code):
         parser.feed((site / rel).read_text(encoding="utf-8"))
         silent += [(rel, src, alt) for src, alt in parser.images if says_nothing(src, alt)]
     # Notebook outputs (the heatmaps) get theirs from the description show_heatmaps attaches
-    # (booktools.website.alt_text); figures of the prose from their markdown.
+    # (booktools.website.heatmap_alt_text); figures of the prose from their markdown.
     assert not silent, "images without a text alternative that says what they show:\n" + "\n".join(
         f"{rel}: {src} (alt {alt!r})" for rel, src, alt in silent
     )

@@ -23,7 +23,7 @@ from booktools.pipeline.stamps import files_digest
 from booktools.project import BUILD_INPUTS, Project
 from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.sources.frameworks import FRAMEWORKS, groups
-from booktools.sources.measured import FIGURES_MIME
+from booktools.sources.mime_types import FIGURES_MIME
 from booktools.sources.strings import load_strings
 from booktools.website import build, editions
 

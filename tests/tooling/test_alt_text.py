@@ -1,4 +1,6 @@
-"""Alt text of heatmaps (booktools.website.alt_text): from a figure's weights to a sentence in each edition's language.
+"""Alt text of heatmaps: from a figure's weights to a sentence in each edition's language.
+
+The templates are ``booktools.sources.alt_text``'s, the sentence ``booktools.website.heatmap_alt_text``'s.
 
 The description a figure carries is made by the library's own ``_heatmap_description``
 (the code ``show_heatmaps`` runs, from the preliminaries page), here from NumPy weights. The tests check that
@@ -25,13 +27,12 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 from booktools.configuration.schema import ConfigError, validate
 from booktools.project import Project
-from booktools.website import alt_text
-from booktools.website.alt_text import (
-    HEATMAP_MIME,
+from booktools.sources import alt_text
+from booktools.sources.alt_text import HeatmapText, load_alt_text
+from booktools.sources.mime_types import HEATMAP_MIME
+from booktools.website.heatmap_alt_text import (
     AltTextError,
-    HeatmapText,
     describe_heatmaps,
-    load_alt_text,
     parse_description,
     set_heatmap_alt_text,
 )

@@ -17,7 +17,6 @@ from booktools.derive import notebooks as derive
 from booktools.project import Project
 from booktools.sources.frameworks import by_name
 from booktools.sources.measured import (
-    FIGURES_MIME,
     MeasuredError,
     fill_page,
     is_figures_output,
@@ -26,6 +25,7 @@ from booktools.sources.measured import (
     without_placeholders,
     write_number,
 )
+from booktools.sources.mime_types import FIGURES_MIME
 from booktools.sources.strings import NumberStrings, load_strings
 
 PROJECT = Project.here()

@@ -32,8 +32,8 @@ from booktools.sources.code_text import (
     registry_file,
     to_english_output,
 )
+from booktools.sources.mime_types import HEATMAP_MIME
 from booktools.sources.strings import NumberStrings
-from booktools.website.alt_text import HEATMAP_MIME
 
 PROJECT = Project.here()
 TEXTS = frozenset({"Keys", "Queries", "{}: slope {}", "   d  max weight"})

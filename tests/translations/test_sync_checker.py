@@ -21,8 +21,7 @@ from booktools.checks.translations.prose import looks_english
 from booktools.checks.translations.pycode import code_prose
 from booktools.checks.translations.wording import check_english_left, check_style_rules
 from booktools.project import Project
-from booktools.sources.measured import FIGURES_MIME
-from booktools.website.alt_text import HEATMAP_MIME
+from booktools.sources.mime_types import FIGURES_MIME, HEATMAP_MIME
 
 CHAPTER = "attention-scoring-functions.ipynb"
 PRACTICE = "attention-scoring-in-practice.ipynb"

@@ -36,11 +36,11 @@ from booktools.checks.translations.wording import (
     check_style_rules,
 )
 from booktools.project import SOURCE_LANGUAGE, Project
+from booktools.sources.alt_text import edition_heatmap_text
 from booktools.sources.code_text import read_registry
 from booktools.sources.measured import MeasuredError, page_figures
 from booktools.sources.quizzes import QUIZ_TAG
 from booktools.sources.strings import check_library_messages, load_strings
-from booktools.website.alt_text import edition_heatmap_text
 
 
 def compare_page(

@@ -41,14 +41,13 @@ from booktools.sources.code_text import align, normalized_output, to_english_out
 from booktools.sources.exercises import EDITION_OUTPUT_TAGS
 from booktools.sources.frameworks import TabError, cell_frameworks
 from booktools.sources.measured import (
-    FIGURES_MIME,
     MeasuredError,
     is_figures_output,
     placeholders,
 )
+from booktools.sources.mime_types import FIGURES_MIME, HEATMAP_MIME
 from booktools.sources.save_marks import SAVE_MARK, saved_statements
 from booktools.sources.slide_marks import mark_kinds
-from booktools.website.alt_text import HEATMAP_MIME  # show_heatmaps' description of what it draws (d2l_lib)
 
 CHECK_MARKS = re.compile("[✓✗]")  # a check's report marks each property it checked (d2l_lib.exercises)
 IGNORED_OUTPUT_TAGS = {"nbval-ignore-output", "nbval-skip"}  # outputs that differ from run to run

@@ -11,8 +11,9 @@ type of the figure's display data (:data:`HEATMAP_MIME`)::
 its query ``q``, the keys that get a non-zero weight, as 1-based inclusive ranges
 ``[first, last]``. The code of every edition is the same, so the description
 cannot carry words: the book build (``booktools.website.pages``) turns it into a
-sentence with the edition's templates from ``chapters/<lang>/alt_text.yml``, which is translated
-like the rest of the edition, and sets it as the image's alt text (myst-nb's ``mystnb.image.alt``). In English::
+sentence with the edition's templates from ``chapters/<lang>/alt_text.yml``
+(``booktools.sources.alt_text``), which is translated like the rest of the edition, and sets
+it as the image's alt text (myst-nb's ``mystnb.image.alt``). In English::
 
     Heatmap of attention weights, 2 queries (rows) over 10 keys (columns):
     query 0 attends to keys 0 and 1; query 1 attends to keys 0 to 5.
@@ -24,17 +25,14 @@ attend to every key"), and a grid whose panels all look alike is described once.
 
 from __future__ import annotations
 
-import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from booktools.configuration.schema import load
-from booktools.project import Project
+from booktools.sources.alt_text import HeatmapText
+from booktools.sources.mime_types import HEATMAP_MIME
 
-__all__ = ["HEATMAP_MIME", "AltTextError", "AltTextFile", "HeatmapDescription", "HeatmapText"]
-__all__ += ["describe_heatmaps", "edition_heatmap_text", "load_alt_text", "parse_description", "set_heatmap_alt_text"]
+__all__ = ["AltTextError", "HeatmapDescription", "describe_heatmaps", "parse_description", "set_heatmap_alt_text"]
 
-HEATMAP_MIME = "application/vnd.d2l.heatmaps+json"
 DESCRIPTION_VERSION = 1
 
 KeyRanges = tuple[tuple[int, int], ...]  # 1-based inclusive ranges of keys with a non-zero weight
@@ -45,65 +43,6 @@ DESCRIPTION_BASE = 1  # the description counts from 1; subtracted, the alt text 
 
 class AltTextError(ValueError):
     """A page's figure whose alt text cannot be written (naming the page and the cell)."""
-
-
-def _placeholders(*names: str) -> Any:
-    """Field metadata: the template must use exactly ``names``, and may use no other placeholder."""
-    expected = set(names)
-
-    def check(template: str) -> str:
-        try:
-            used = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
-        except ValueError as error:
-            raise ValueError(f"not a valid template ({error}); write a literal brace as {{{{ or }}}}") from error
-        if used != expected:
-            missing, unknown = sorted(expected - used), sorted(used - expected)
-            problems = [f"missing {{{name}}}" for name in missing] + [f"unknown {{{name}}}" for name in unknown]
-            wanted = ", ".join(f"{{{name}}}" for name in sorted(expected)) or "no placeholder"
-            raise ValueError(f"{'; '.join(problems)} (this template takes {wanted})")
-        return template
-
-    return field(metadata={"check": check})
-
-
-@dataclass(frozen=True)
-class HeatmapText:
-    """One edition's templates for the alt text of a grid of heatmaps (see the module docstring).
-
-    ``english_placeholder`` is no switch of the build, which uses the templates as written either
-    way: it declares that an edition's templates are still a copy of English's, waiting for a
-    translation. ``tests/tooling/test_alt_text.py`` fails an edition other than English whose
-    templates are English's without the flag, and one that keeps the flag once translated.
-    """
-
-    # The whole figure: a single heatmap, and a grid of them. {description}: the panels' sentences.
-    single: str = _placeholders("queries", "keys", "description")
-    grid: str = _placeholders("rows", "columns", "queries", "keys", "description")
-    # One panel of a grid, and every panel of a grid whose panels all look alike.
-    panel: str = _placeholders("row", "column", "description")
-    every_panel: str = _placeholders("description")
-    # What one query, a run of queries or every query attends to. {keys}: the key phrases below.
-    query: str = _placeholders("query", "keys")
-    queries: str = _placeholders("first", "last", "keys")
-    every_query: str = _placeholders("keys")
-    # Which keys: one, two neighbours, a longer range, all of them, none.
-    key: str = _placeholders("key")
-    two_keys: str = _placeholders("first", "last")
-    keys: str = _placeholders("first", "last")
-    every_key: str = _placeholders()
-    no_key: str = _placeholders()
-    # Between the phrases of a panel's queries, and between the key phrases of one query.
-    query_separator: str = _placeholders()
-    key_separator: str = _placeholders()
-    # True while the templates are a copy of English's waiting for a translation (a test reads it).
-    english_placeholder: bool = False
-
-
-@dataclass(frozen=True)
-class AltTextFile:
-    """``chapters/<lang>/alt_text.yml``: one edition's alt-text templates."""
-
-    heatmaps: HeatmapText
 
 
 @dataclass(frozen=True)
@@ -240,27 +179,6 @@ def describe_heatmaps(description: HeatmapDescription, text: HeatmapText) -> str
         keys=description.keys,
         description=body,
     )
-
-
-def load_alt_text(code: str, project: Project) -> AltTextFile:
-    """Read and validate the edition ``code``'s ``chapters/<code>/alt_text.yml``.
-
-    Raises:
-        booktools.configuration.schema.ConfigError: naming the key and what was expected.
-    """
-    path = project.alt_text_file(code)
-    return load(path, AltTextFile, project.relative(path))
-
-
-def edition_heatmap_text(code: str, project: Project) -> HeatmapText | None:
-    """Return the heatmap templates of the edition ``code``, or None if the edition has no alt-text file.
-
-    Raises:
-        booktools.configuration.schema.ConfigError: if ``chapters/<code>/alt_text.yml`` is invalid.
-    """
-    if not project.alt_text_file(code).is_file():
-        return None
-    return load_alt_text(code, project).heatmaps
 
 
 def set_heatmap_alt_text(notebook: Any, text: HeatmapText | None, where: str) -> None:
