@@ -81,7 +81,7 @@ def _outputs(project: Project, args: argparse.Namespace) -> int:
 
 
 def _new_page(project: Project, args: argparse.Namespace) -> int:
-    from booktools.derive import new_page
+    from booktools.sources import new_page
 
     return new_page.run(project, args.name, args.title, args.after, args.words, args.quiz)
 

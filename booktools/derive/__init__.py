@@ -5,8 +5,6 @@ and the assignments for instructors, written under ``_build/``.
 - ``provenance``: the header above each block of the library, naming its notebook, cell and section.
 - ``notebooks``: one runnable notebook per page, language and framework (``python -m booktools notebooks``).
 - ``kernel``: the ``d2l-book`` Jupyter kernel spec every notebook run uses (``python -m booktools kernel``).
-- ``new_page``: for authors, a new page's starting files in every edition, its ``_toc.yml`` line and its
-  ``chapters/pages.yml`` entry (``python -m booktools new-page``, ``make new-page``).
 - ``outputs``: each derived notebook run headlessly, its outputs stored in the source page
   (``python -m booktools outputs``).
 - ``assignments``: the exercises as assignments for instructors, per edition and framework

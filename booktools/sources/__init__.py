@@ -1,4 +1,4 @@
-"""The book's sources and their configuration, read and validated; nothing here writes a file.
+"""The book's sources and their configuration, read and validated; only ``new_page`` writes, a new page's sources.
 
 (``booktools.configuration`` reads ``_config.yml`` and holds the typed YAML schemas, beneath ``booktools.project``.)
 
@@ -16,6 +16,8 @@
 - ``exercises``: the code exercises' cells, their tags, and which of them print in the edition's language.
 - ``alt_text``: each edition's alt-text templates for the heatmaps (``chapters/<lang>/alt_text.yml``).
 - ``mime_types``: the MIME types of the display data that describe a figure or record measured figures.
+- ``new_page``: for authors, a new page's sources: its title cell in every edition, its ``_toc.yml`` line and its
+  ``chapters/pages.yml`` entry (``python -m booktools new-page``, ``make new-page``).
 - ``measured``: the measured figures the prose quotes (``{measured}`CELL-ID.NAME:FORMAT```), filled from
   the figures a cell's stored outputs recorded, in the edition's number format.
 """

@@ -3,7 +3,7 @@
 Every name in backticks in ``README.md`` and ``docs/architecture.md`` that looks like code of booktools (a dotted
 name starting with one of its packages or modules, as ``pipeline.stages.build(project)`` or
 ``booktools.website.extension.page_steps``) must import and resolve, attribute by attribute; every file path
-(``booktools/derive/new_page.py``, ``derive/kernel.py``, ``tests/tooling/test_pipeline.py``) must exist, from the
+(``booktools/sources/new_page.py``, ``derive/kernel.py``, ``tests/tooling/test_pipeline.py``) must exist, from the
 book's root, from ``booktools/`` or, for the theme's templates, from ``booktools/website/extension/``.
 """
 

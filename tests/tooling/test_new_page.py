@@ -1,4 +1,4 @@
-"""``python -m booktools new-page``: a new page's starting files agree with each other (booktools.derive.new_page)."""
+"""``python -m booktools new-page``: a new page's starting files agree with each other (booktools.sources.new_page)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import nbformat
 import pytest
 
 from booktools.__main__ import main as booktools_command
-from booktools.derive.new_page import NewPage, NewPageError, add_page
 from booktools.project import Project
+from booktools.sources.new_page import NewPage, NewPageError, add_page
 from booktools.sources.page_manifest import manifest_problems, read_manifest
 
 PROJECT = Project.here()

@@ -1,4 +1,4 @@
-"""A new page's starting files in every edition (``python -m booktools new-page``).
+"""A new page's sources, its starting files in every edition (``python -m booktools new-page``).
 
 The recipe "How to add a page" (``docs/architecture.md``) starts with files that must agree:
 the page in every edition (the same cell ids), its line in ``_toc.yml`` and its entry in
