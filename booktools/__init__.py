@@ -8,10 +8,10 @@ The top modules and the packages, one concern each (every module, the data flow 
 - ``__main__``: the command line, its verbs and the function each verb runs.
 - ``project``: every path of the book, and ``_config.yml`` and ``_toc.yml`` as read.
 - ``programs``: where the external programs the build runs are (the pinned npm packages, Chromium).
+- ``kernel``: the ``d2l-book`` Jupyter kernel spec every notebook run uses (``python -m booktools kernel``).
 - ``configuration/``: the configuration files read into typed, validated objects (the lowest layer).
 - ``sources/``: what authors write, read and validated (marks, strings, quizzes, code text, measured figures).
-- ``derive/``: what is generated from it (``d2l_lib``, ``notebooks/``, stored outputs, assignments, the
-  ``d2l-book`` kernel).
+- ``derive/``: what is generated from it (``d2l_lib``, ``notebooks/``, stored outputs, assignments).
 - ``website/``: the site of every edition and its root files; ``website/extension/`` is its Sphinx extension.
 - ``slides/``: the lecture decks, through d2lbook in ``.venv-d2lbook``.
 - ``pdf/``: one PDF per edition and framework, printed from the built site with Chromium.

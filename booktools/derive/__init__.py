@@ -4,7 +4,6 @@ and the assignments for instructors, written under ``_build/``.
 - ``library``: the ``#@save`` cells -> ``d2l_lib/<framework>.py`` (``python -m booktools lib``).
 - ``provenance``: the header above each block of the library, naming its notebook, cell and section.
 - ``notebooks``: one runnable notebook per page, language and framework (``python -m booktools notebooks``).
-- ``kernel``: the ``d2l-book`` Jupyter kernel spec every notebook run uses (``python -m booktools kernel``).
 - ``outputs``: each derived notebook run headlessly, its outputs stored in the source page
   (``python -m booktools outputs``).
 - ``assignments``: the exercises as assignments for instructors, per edition and framework

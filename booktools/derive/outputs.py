@@ -3,7 +3,7 @@
 Stored outputs come only from here, so that nbval can replay them. For each source
 page (``chapters/<lang>/<page>.ipynb``) and framework, the derived notebook
 (``booktools.derive.notebooks``) runs top to bottom in a fresh ``d2l-book`` kernel
-(``booktools.derive.kernel``: fixed hash seed and figure backend, whatever the caller's
+(``booktools.kernel``: fixed hash seed and figure backend, whatever the caller's
 environment), in its own folder, with timing metadata dropped and streams
 coalesced. The outputs go back into the source page, cell by cell id (a
 ``#@tab all`` cell must give every framework the same outputs), and the derived
@@ -26,7 +26,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from booktools.derive import notebooks as derive
-from booktools.derive.kernel import NAME as KERNEL_NAME
+from booktools.kernel import NAME as KERNEL_NAME
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS, Framework, cell_frameworks
 

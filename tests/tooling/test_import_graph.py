@@ -21,6 +21,7 @@ PACKAGE = Project.here().root / "booktools"
 LAYERS = (
     "configuration",
     "programs",
+    "kernel",
     "project",
     "sources",
     "derive",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from booktools.derive import kernel
+from booktools import kernel
 from booktools.servers.lab import BookKernelSpecManager
 
 

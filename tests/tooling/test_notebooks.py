@@ -16,10 +16,10 @@ import nbformat
 import pytest
 import tomllib
 
+from booktools import kernel
 from booktools.__main__ import VERBS
-from booktools.derive import kernel
 from booktools.derive import notebooks as derive
-from booktools.derive.kernel import NAME as KERNEL_NAME
+from booktools.kernel import NAME as KERNEL_NAME
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS
 

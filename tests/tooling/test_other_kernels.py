@@ -31,8 +31,8 @@ import sys
 import nbformat
 import pytest
 
-from booktools.derive.kernel import NAME as KERNEL
 from booktools.derive.notebooks import derived_path
+from booktools.kernel import NAME as KERNEL
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS, NAMES, Framework
 
