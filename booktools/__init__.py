@@ -9,6 +9,8 @@ The top modules and the packages, one concern each (every module, the data flow 
 - ``project``: every path of the book, and ``_config.yml`` and ``_toc.yml`` as read.
 - ``programs``: where the external programs the build runs are (the pinned npm packages, Chromium).
 - ``kernel``: the ``d2l-book`` Jupyter kernel spec every notebook run uses (``python -m booktools kernel``).
+- ``static_server``: a folder served on 127.0.0.1 for the length of a block (the PDF printer's, the audit's
+  and the tests'): files only, no code runs on a request, so no token.
 - ``configuration/``: the configuration files read into typed, validated objects (the lowest layer).
 - ``sources/``: what authors write, read and validated (marks, strings, quizzes, code text, measured figures).
 - ``derive/``: what is generated from it (``d2l_lib``, ``notebooks/``, stored outputs, assignments).

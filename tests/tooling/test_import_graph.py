@@ -22,6 +22,7 @@ LAYERS = (
     "configuration",
     "programs",
     "kernel",
+    "static_server",
     "project",
     "sources",
     "derive",
