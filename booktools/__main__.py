@@ -97,7 +97,7 @@ def _new_page_options(parser: argparse.ArgumentParser) -> None:
 def _book(project: Project, args: argparse.Namespace) -> int:
     from booktools.pipeline import stages
 
-    return stages.build(project, pdf=not args.no_pdf)
+    return stages.bring_up_to_date(project, pdf=not args.no_pdf)
 
 
 def _book_options(parser: argparse.ArgumentParser) -> None:
@@ -109,13 +109,13 @@ def _book_options(parser: argparse.ArgumentParser) -> None:
 def _slides(project: Project, args: argparse.Namespace) -> int:
     from booktools.pipeline import stages
 
-    return stages.build(project, targets=("slides",))
+    return stages.bring_up_to_date(project, targets=("slides",))
 
 
 def _pdf(project: Project, args: argparse.Namespace) -> int:
     from booktools.pipeline import stages
 
-    return stages.build(project, targets=("pdf",))
+    return stages.bring_up_to_date(project, targets=("pdf",))
 
 
 def _assignment(project: Project, args: argparse.Namespace) -> int:
@@ -172,8 +172,8 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
     if args.site is not None:
         return site_audit.run(project, args)
     if options.no_option_given(args):  # the whole audit: a stage, run again when the site changed
-        return stages.build(project, targets=("audit",))
-    return stages.build(project) or site_audit.run(project, args)
+        return stages.bring_up_to_date(project, targets=("audit",))
+    return stages.bring_up_to_date(project) or site_audit.run(project, args)
 
 
 def _audit_options(parser: argparse.ArgumentParser) -> None:

@@ -5,7 +5,7 @@ and passes it to the verb's function. Code that other tools load by name makes i
 :meth:`Project.here`: the pytest plugin, and the MyST parser, which reads the book's ``parse`` settings. The
 Sphinx extensions get what they need as Sphinx settings. Tests make one over a temporary copy. The project's
 files and what the book publishes are spelled here and nowhere else; a stage names only the scratch files in its
-own work folder (:meth:`Project.work_dir`: ``booktools.website.build``'s ``src``, ``booktools.slides.decks``'
+own work folder (:meth:`Project.work_dir`: ``booktools.website.jupyter_book``'s ``src``, ``booktools.slides.decks``'
 ``decks``). The reading order is ``_toc.yml``'s (``booktools.configuration.toc``); the editions are
 ``_config.yml``'s (``booktools.configuration.config_file``), each a folder ``chapters/<code>/``.
 """

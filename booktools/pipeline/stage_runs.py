@@ -16,14 +16,13 @@ from booktools.checks.audit import options as audit_options
 from booktools.checks.audit import site_audit
 from booktools.configuration.schema import ConfigError, read_yaml
 from booktools.derive import library, notebooks
-from booktools.pdf import build as pdf
+from booktools.pdf.edition_pdfs import print_editions
 from booktools.pipeline.graph import Outcome
 from booktools.programs import chromium
 from booktools.project import SITE_FILES, Project
 from booktools.slides import decks
 from booktools.sources.strings import load_strings
-from booktools.website import build as site
-from booktools.website import site_url
+from booktools.website import jupyter_book, site_url
 from booktools.website.editions import BuildError, edition_toc, editions_to_build
 from booktools.website.landing import pdf_links, write_landing
 from booktools.website.preview_image import write_preview_image
@@ -56,7 +55,7 @@ def write_notebooks(project: Project, editions: list[str]) -> dict[str, Outcome]
 
 
 def build_sites(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``site`` stage: build the editions' sites with Jupyter Book (``booktools.website.build``)."""
+    """The ``site`` stage: build the editions' sites with Jupyter Book (``booktools.website.jupyter_book``)."""
     try:
         config = config_mapping(project)
         built = editions_to_build(config, project)
@@ -67,7 +66,7 @@ def build_sites(project: Project, editions: list[str]) -> dict[str, Outcome]:
         print(f"make book: {error}", file=sys.stderr)
         return _all(Outcome.FAILED, editions)
     chosen = [edition for edition in built if edition.code in editions]
-    results = site.build_editions(project, chosen, built, config, toc)
+    results = jupyter_book.build_editions(project, chosen, built, config, toc)
     return {code: Outcome.DONE if ok else Outcome.FAILED for code, ok in results.items()}
 
 
@@ -90,7 +89,7 @@ def print_pdfs(project: Project, editions: list[str]) -> dict[str, Outcome]:
     if not chromium().exists():
         print(f"pdf: skipped, no browser at {chromium()} (apt-get install chromium, then make pdf)")
         return _all(Outcome.SKIPPED, editions)
-    return _all(Outcome.DONE if pdf.build(project, editions) == 0 else Outcome.FAILED, editions)
+    return _all(Outcome.DONE if print_editions(project, editions) == 0 else Outcome.FAILED, editions)
 
 
 def write_root(project: Project, editions: list[str]) -> dict[str, Outcome]:
@@ -126,4 +125,4 @@ def run_audit(project: Project, editions: list[str]) -> dict[str, Outcome]:
 
 def edition_sitemap(project: Project, code: str) -> Path:
     """The sitemap of one edition's pages, as its build wrote it (merged into the site's by ``root``)."""
-    return site.built_html(project, code) / SITE_FILES.sitemap
+    return jupyter_book.built_html(project, code) / SITE_FILES.sitemap

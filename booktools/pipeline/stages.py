@@ -84,9 +84,9 @@ from booktools.sources.frameworks import FRAMEWORKS
 LIBRARY_CODE = ("booktools.derive.library",)
 NOTEBOOKS_CODE = ("booktools.derive.notebooks",)
 # The build of an edition, and the Sphinx extensions its configuration loads by name.
-SITE_CODE = ("booktools.website.build", "booktools.website.extension", "booktools.website.api_docs")
+SITE_CODE = ("booktools.website.jupyter_book", "booktools.website.extension", "booktools.website.api_docs")
 SLIDES_CODE = ("booktools.slides.decks", "booktools.slides.d2lbook_run")
-PDF_CODE = ("booktools.pdf.build",)
+PDF_CODE = ("booktools.pdf.edition_pdfs",)
 ROOT_CODE = ("booktools.website.landing", "booktools.website.sitemap", "booktools.website.preview_image")
 AUDIT_CODE = ("booktools.checks.audit",)
 
@@ -244,7 +244,7 @@ def stages_up_to(*names: str) -> list[Stage]:
     return [stage for stage in STAGES if stage.name in wanted]
 
 
-def build(project: Project, pdf: bool = True, targets: tuple[str, ...] = MAKE_BOOK) -> int:
+def bring_up_to_date(project: Project, pdf: bool = True, targets: tuple[str, ...] = MAKE_BOOK) -> int:
     """Bring ``targets`` and the stages they need up to date (all of ``make book`` by default); 0 or 1.
 
     Without ``pdf`` the PDFs are not printed (the tests' builds): the site is then not current.
@@ -261,4 +261,4 @@ def is_current(project: Project) -> bool:
     return not stale_tasks(project, stages_up_to(*MAKE_BOOK))
 
 
-__all__ = ["MAKE_BOOK", "STAGES", "ONCE", "build", "is_current", "stages_up_to"]
+__all__ = ["MAKE_BOOK", "STAGES", "ONCE", "bring_up_to_date", "is_current", "stages_up_to"]

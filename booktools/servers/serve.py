@@ -255,7 +255,7 @@ def run(project: Project, port: int = 8000, jupyter_port: int = 0) -> int:
     """``python -m booktools serve``: build the site if stale, then serve it with a Jupyter server until stopped."""
     if not stages.is_current(project):
         print("the site is missing or stale: building what changed first (make book)", flush=True)
-        if stages.build(project) != 0:
+        if stages.bring_up_to_date(project) != 0:
             return 1
     site = project.site_dir
     # Ctrl-C and `kill` both end the `with` block, which stops the servers and kernels.

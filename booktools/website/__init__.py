@@ -1,6 +1,7 @@
 """The site: every edition built by Jupyter Book, its root files, and the Sphinx extensions that run inside the build.
 
-- ``build``: every edition into ``_build/html/<lang>/`` (the ``site`` stage of ``booktools.pipeline.stages``).
+- ``jupyter_book``: every edition, built by Jupyter Book, into ``_build/html/<lang>/`` (the ``site`` stage of
+  ``booktools.pipeline.stages``).
 - ``editions``: each edition's Jupyter Book configuration and table of contents, derived from the top-level ones.
 - ``pages``: the renderable copy of an edition's pages (framework cells marked for tabs, alt text, slides link).
 - ``built_pages``: reading a built page (its article, its framework tab sets, the slides link), for the PDFs and

@@ -2,7 +2,7 @@
 
 The page is generated, never written by hand: :func:`page` returns its MyST text
 (an ``automodule`` directive per framework module), which ``booktools.website.pages``
-writes into each edition's renderable copy as ``api.md`` and ``booktools.website.build``
+writes into each edition's renderable copy as ``api.md`` and ``booktools.website.jupyter_book``
 adds to the edition's table of contents. As a Sphinx extension (loaded through
 ``_config.yml``), this module turns on ``sphinx.ext.autodoc`` and
 ``sphinx.ext.napoleon`` (the library's docstrings are Google style; a return

@@ -1,6 +1,6 @@
 """The Jupyter Book configuration of each edition, derived from ``_config.yml`` and ``_toc.yml``.
 
-Only what differs between editions is derived (``booktools.website.build`` writes the result to
+Only what differs between editions is derived (``booktools.website.jupyter_book`` writes the result to
 ``_build/editions/<code>/`` and builds from it):
 
 - the language (Sphinx ``language``, hence ``<html lang>``, the theme's translations

@@ -37,7 +37,7 @@ def write_landing(
     """Write ``site/index.html``, linking the root page of every edition, its slides and its PDFs.
 
     ``decks`` maps an edition's code to "Slides" in its language; ``pdfs``, to its PDFs' links
-    (``booktools.website.build.pdf_links``).
+    (:func:`pdf_links`).
     """
     root_page = f"{toc['root']}.html"
     base = site_url.base_url(config)

@@ -7,7 +7,7 @@ in every edition (``sitemap_locales``, ``booktools.website.site_url``). Search
 engines read one sitemap per site, so this module merges the editions' into
 ``sitemap.xml`` at the root, with what no edition's build knows: each page's
 ``x-default`` alternate and the landing page with its alternates. The editions'
-own stay in their builds' folders (``booktools.website.build.built_html``): they
+own stay in their builds' folders (``booktools.website.jupyter_book.built_html``): they
 are not copied into the site, so that the site has one. ``robots.txt`` lets every crawler
 in and names the sitemap by its absolute URL.
 """

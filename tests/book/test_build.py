@@ -25,7 +25,7 @@ from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.sources.frameworks import FRAMEWORKS, groups
 from booktools.sources.mime_types import FIGURES_MIME
 from booktools.sources.strings import load_strings
-from booktools.website import build, editions
+from booktools.website import editions, jupyter_book
 
 PROJECT = Project.here()
 
@@ -114,7 +114,7 @@ def test_english_comes_first_and_every_edition_has_a_name(book_config):
 
 
 def test_the_build_is_strict_and_does_not_execute(book_config):
-    assert {"-W", "-n", "--keep-going"} <= set(build.BUILD_FLAGS)
+    assert {"-W", "-n", "--keep-going"} <= set(jupyter_book.BUILD_FLAGS)
     assert book_config["execute"]["execute_notebooks"] == "off"
     assert "mathjax_path" not in book_config["sphinx"]["config"], "the math is typeset at build time"
 
@@ -452,7 +452,7 @@ def test_lines_that_a_dependency_prints_fail_nothing(noisy_english_build: tuple[
     assert "en: built, 0 warnings" in report, report
     log = (book / "_build" / "editions" / "en" / "build.log").read_text(encoding="utf-8")
     assert all(line in log for line in NOISE), "the noise did not reach the build, so this test proves nothing"
-    assert (book / "_build" / "editions" / "en" / build.WARNING_FILE).read_text(encoding="utf-8") == ""
+    assert (book / "_build" / "editions" / "en" / jupyter_book.WARNING_FILE).read_text(encoding="utf-8") == ""
 
 
 def test_sphinx_warnings_still_fail_a_noisy_build_naming_the_page(synthetic_book: Path, tmp_path: Path):
@@ -472,14 +472,14 @@ def test_sphinx_warnings_still_fail_a_noisy_build_naming_the_page(synthetic_book
 
 
 def test_a_crash_without_a_warning_fails_with_the_end_of_the_log(tmp_path: Path):
-    warnings, log = tmp_path / build.WARNING_FILE, tmp_path / "build.log"
+    warnings, log = tmp_path / jupyter_book.WARNING_FILE, tmp_path / "build.log"
     log.write_text("".join(f"line {n}\n" for n in range(100)) + "Traceback (most recent call last):\nBoom\n")
-    problems = build.build_problems(1, warnings, log)
+    problems = jupyter_book.build_problems(1, warnings, log)
     assert problems[0].startswith("jupyter-book build exited with 1")
-    assert problems[-1] == "Boom" and len(problems) == build.LOG_TAIL_LINES + 1
-    assert build.build_problems(0, warnings, log) == []
+    assert problems[-1] == "Boom" and len(problems) == jupyter_book.LOG_TAIL_LINES + 1
+    assert jupyter_book.build_problems(0, warnings, log) == []
     warnings.write_text("page.md:3: WARNING: undefined label\n\n")
-    assert build.build_problems(1, warnings, log) == ["page.md:3: WARNING: undefined label"]
+    assert jupyter_book.build_problems(1, warnings, log) == ["page.md:3: WARNING: undefined label"]
 
 
 def test_editions_are_prepared_in_one_thread_before_any_runs(synthetic_book: Path, monkeypatch):
@@ -489,15 +489,15 @@ def test_editions_are_prepared_in_one_thread_before_any_runs(synthetic_book: Pat
     def prepare(edition, *args):
         events.append(("prepare", edition.code, threading.current_thread() is threading.main_thread()))
         work = synthetic_book / edition.code
-        return build.EditionRun(edition, [], work / "build.log", work / "warnings.txt", synthetic_book)
+        return jupyter_book.EditionRun(edition, [], work / "build.log", work / "warnings.txt", synthetic_book)
 
     def run(prepared):
         events.append(("run", prepared.edition.code, False))
-        return build.EditionResult(prepared.edition, 1, prepared.log, ["stopped here by the test"])
+        return jupyter_book.EditionResult(prepared.edition, 1, prepared.log, ["stopped here by the test"])
 
-    monkeypatch.setattr(build, "prepare_edition", prepare)
-    monkeypatch.setattr(build, "run_edition", run)
-    assert pipeline_stages.build(Project(synthetic_book)) == 1
+    monkeypatch.setattr(jupyter_book, "prepare_edition", prepare)
+    monkeypatch.setattr(jupyter_book, "run_edition", run)
+    assert pipeline_stages.bring_up_to_date(Project(synthetic_book)) == 1
     codes = sorted({code for _, code, _ in events})
     assert len(codes) >= 2, "the synthetic book has more than one edition"
     assert events[: len(codes)] == [("prepare", code, True) for code in codes]
@@ -505,8 +505,8 @@ def test_editions_are_prepared_in_one_thread_before_any_runs(synthetic_book: Pat
 
 
 def test_a_configuration_outside_jupyter_books_schema_is_refused(book_config):
-    assert build.invalid_config(book_config) == ""
-    assert "Jupyter Book's schema" in build.invalid_config({**book_config, "exclude_patterns": "not a list"})
+    assert jupyter_book.invalid_config(book_config) == ""
+    assert "Jupyter Book's schema" in jupyter_book.invalid_config({**book_config, "exclude_patterns": "not a list"})
 
 
 THEME_LABELS = (

@@ -22,8 +22,8 @@ from bs4 import BeautifulSoup, Tag
 from PIL import Image
 
 from booktools.configuration.config_file import configured_editions
-from booktools.pdf.build import document_copy
 from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, font_families, mark_frameworks, page_title
+from booktools.pdf.edition_pdfs import document_copy
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS, NAMES
 from booktools.website.api_docs import PAGE as API_PAGE

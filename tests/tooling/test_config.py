@@ -230,7 +230,7 @@ def test_build_inputs_name_every_booktools_module_the_build_imports(project: Pro
         [sys.executable, "-c", script], cwd=project.root, capture_output=True, text=True, check=True
     )
     modules = [name for name in result.stdout.split() if name.startswith(("booktools.", "d2l_lib."))]
-    assert "booktools.website.build" in modules and "booktools.website.extension" in modules
+    assert "booktools.website.jupyter_book" in modules and "booktools.website.extension" in modules
     assert "booktools.pipeline.stages" in modules
     for name in modules:
         path = Path(*name.split("."))

@@ -1,7 +1,7 @@
 """The names the documents give the code exist: a renamed module or function cannot leave a document pointing nowhere.
 
 Every name in backticks in ``README.md`` and ``docs/architecture.md`` that looks like code of booktools (a dotted
-name starting with one of its packages or modules, as ``pipeline.stages.build(project)`` or
+name starting with one of its packages or modules, as ``pipeline.stages.bring_up_to_date(project)`` or
 ``booktools.website.extension.page_steps``) must import and resolve, attribute by attribute; every file path
 (``booktools/sources/new_page.py``, ``kernel.py``, ``tests/tooling/test_pipeline.py``) must exist, from the
 book's root, from ``booktools/`` or, for the theme's templates, from ``booktools/website/extension/``.
@@ -76,7 +76,7 @@ def test_every_file_a_document_names_exists(document: str) -> None:
 
 
 def test_the_check_finds_a_stale_name() -> None:
-    assert resolves("pipeline.stages.build") and not resolves("pipeline.book.build")
+    assert resolves("pipeline.stages.bring_up_to_date") and not resolves("pipeline.book.build")
     assert not resolves("website.extension.tab_stops.THEME_VERSION")
     assert DOTTED.match("kernel.install()")
     assert not Path(PACKAGE / "pipeline" / "book.py").exists()

@@ -81,7 +81,7 @@ def test_a_module_imports_booktools_at_its_top_and_only_from_layers_below(path: 
 
 
 def test_the_check_finds_an_import_that_runs_upwards_or_hides_in_a_function() -> None:
-    tree = ast.parse("import os\n\ndef f():\n    from booktools.website import build\n")
+    tree = ast.parse("import os\n\ndef f():\n    from booktools.website import jupyter_book\n")
     ((node, target),) = booktools_imports(tree)
     assert target == "booktools.website" and node not in tree.body
     assert LAYERS.index(layer(target)) > LAYERS.index(layer("booktools.derive.notebooks"))

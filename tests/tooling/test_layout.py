@@ -27,10 +27,10 @@ PATH_NAMES = (BUILD, CHAPTERS, CONFIG_FILE, D2LBOOK_ENV, LIBRARY, NOTEBOOKS, TOC
 # folder inside an edition's work folder, the toc's `chapters` key, and the default
 # file name a config error names.
 NOT_PATHS = {
-    ("website/build.py", BUILD),
+    ("website/jupyter_book.py", BUILD),
     ("website/api_docs.py", CHAPTERS),
-    ("website/build.py", CONFIG_FILE),
-    ("website/build.py", TOC_FILE),
+    ("website/jupyter_book.py", CONFIG_FILE),
+    ("website/jupyter_book.py", TOC_FILE),
     ("configuration/config_file.py", CONFIG_FILE),
     ("__main__.py", NOTEBOOKS),  # the verb
     ("pipeline/stages.py", NOTEBOOKS),  # the stage

@@ -72,7 +72,7 @@ def test_a_missing_string_fails_the_build_before_any_edition_is_built(
 ) -> None:
     project = Project(synthetic_book)
     _drop_line(project.strings_file("id"), "slides: ")
-    assert stages.build(project) == 1
+    assert stages.bring_up_to_date(project) == 1
     assert "chapters/id/strings.yml: missing key 'slides'" in capsys.readouterr().err
     assert not (project.site_dir / "en").exists()
 

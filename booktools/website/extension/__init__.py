@@ -1,6 +1,6 @@
 """Sphinx extension that turns one Jupyter Book edition into a site of its language.
 
-``booktools.website.build`` loads it into every edition's build (``sphinx.local_extensions``
+``booktools.website.jupyter_book`` loads it into every edition's build (``sphinx.local_extensions``
 of the derived configuration) and passes it one Sphinx setting, ``book``: a mapping
 that ``booktools.website.sphinx_settings.BookSettings`` types and validates (the edition,
 every edition, the site's URL, the PDFs, the Live code kernel, the edition's strings and
@@ -24,7 +24,7 @@ It then
 - links the book's PDFs, one per framework, from every page's download menu
   (``booktools.website.extension.pdf_links``);
 - writes the build's warnings, and only those, to the settings' ``warning_file``
-  (``booktools.website.extension.warning_file``), which ``booktools.website.build`` reads;
+  (``booktools.website.extension.warning_file``), which ``booktools.website.jupyter_book`` reads;
 - loads little before the first paint: scripts deferred, the search index only on the
   search page, a favicon, Korean broken between words (``booktools.website.extension.loading``);
 - rewrites every written page in named steps once the build is done: icons as inline

@@ -7,7 +7,7 @@ imports may print lines of its own (TensorFlow's start-up notes begin with
 (``booktools.website.sphinx_settings``), this extension tees
 Sphinx's warning stream into that file: what lands there is exactly what Sphinx
 and its extensions report as warnings and errors (with their location), the lines
-that ``-W`` counts, and nothing that a dependency prints. ``booktools.website.build`` reads
+that ``-W`` counts, and nothing that a dependency prints. ``booktools.website.jupyter_book`` reads
 it, with the exit status of ``jupyter-book build``.
 """
 

@@ -121,7 +121,7 @@ def prepare_edition(
     if invalid:
         log.write_text(f"ERROR: {invalid}\n", encoding="utf-8")
         return EditionResult(edition, 1, log, [f"ERROR: {invalid}"])
-    header = "# Derived by booktools.website.build from the top-level file; do not edit.\n"
+    header = "# Derived by booktools.website.jupyter_book from the top-level file; do not edit.\n"
     config_file.write_text(header + yaml.safe_dump(derived, allow_unicode=True, sort_keys=False), encoding="utf-8")
     # The API appendix (booktools.website.api_docs) is generated into each edition's copy, after the pages.
     toc_file.write_text(header + yaml.safe_dump(with_api_page(toc), sort_keys=False), encoding="utf-8")

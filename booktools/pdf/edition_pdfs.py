@@ -72,7 +72,7 @@ def print_job(project: Project, edition: Edition, folder: Path) -> PrintJob:
     return PrintJob(f"{edition.code}/{DOCUMENT}", document, FRAMEWORK_ATTRIBUTE, outputs)
 
 
-def build(project: Project, languages: list[str] | None = None) -> int:
+def print_editions(project: Project, languages: list[str] | None = None) -> int:
     """Print the PDFs of the editions ``languages`` (all by default); 0 on success, 1 on a problem (said on stderr)."""
     editions = edition_folders(project, languages)
     if not editions:
