@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# The kernel every notebook run uses (booktools/kernel.py): its environment is fixed,
+# The kernel every notebook run uses (booktools/runtime/kernel.py): its environment is fixed,
 # so figures show whatever the caller's MPLBACKEND is.
 KERNEL := d2l-book
 # Each pinned npm package is installed into <environment>/share/d2l-book/<tool>, where
@@ -44,7 +44,7 @@ REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 # module's bytecode at install time, as pip does by default and uv only when asked: each of the
 # test run's many Python processes (kernels, builds) then imports the frameworks from bytecode
 # instead of compiling their sources anew where bytecode is not written (PYTHONDONTWRITEBYTECODE).
-$(STAMP): requirements.txt pyproject.toml booktools/kernel.py tools/pip_install.py
+$(STAMP): requirements.txt pyproject.toml booktools/runtime/kernel.py tools/pip_install.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $$(grep -E '^uv==' requirements.txt)

@@ -8,10 +8,8 @@ The top modules and the packages, one concern each (every module, the data flow 
 - ``__main__``: the command line, its verbs and the function each verb runs.
 - ``project``: every path of the book, and ``_config.yml`` and ``_toc.yml`` as read.
 - ``programs``: where the external programs the build runs are (the pinned npm packages, Chromium).
-- ``kernel``: the ``d2l-book`` Jupyter kernel spec every notebook run uses (``python -m booktools kernel``).
-- ``static_server``: a folder served on 127.0.0.1 for the length of a block (the PDF printer's, the audit's
-  and the tests'): files only, no code runs on a request, so no token.
 - ``configuration/``: the configuration files read into typed, validated objects (the lowest layer).
+- ``runtime/``: what the book's runs run in: the ``d2l-book`` Jupyter kernel, a static server on 127.0.0.1.
 - ``sources/``: what authors write, read and validated (marks, strings, quizzes, code text, measured figures).
 - ``derive/``: what is generated from it (``d2l_lib``, ``notebooks/``, stored outputs, assignments).
 - ``website/``: the site of every edition and its root files; ``website/extension/`` is its Sphinx extension.

@@ -56,7 +56,7 @@ def _check_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _kernel(project: Project, args: argparse.Namespace) -> int:
-    from booktools import kernel
+    from booktools.runtime import kernel
 
     print(f"installed kernel {kernel.NAME!r} in {kernel.install()}")
     return 0

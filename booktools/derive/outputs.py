@@ -3,7 +3,7 @@
 Stored outputs come only from here, so that nbval can replay them. For each source
 page (``chapters/<lang>/<page>.ipynb``) and framework, the derived notebook
 (``booktools.derive.notebooks``) runs top to bottom in a fresh ``d2l-book`` kernel
-(``booktools.kernel``: fixed hash seed and figure backend, whatever the caller's
+(``booktools.runtime.kernel``: fixed hash seed and figure backend, whatever the caller's
 environment), in its own folder, with timing metadata dropped and streams
 coalesced. The outputs go back into the source page, cell by cell id (a
 ``#@tab all`` cell must give every framework the same outputs), and the derived
@@ -26,8 +26,8 @@ import nbformat
 from nbclient import NotebookClient
 
 from booktools.derive import notebooks as derive
-from booktools.kernel import NAME as KERNEL_NAME
 from booktools.project import Project
+from booktools.runtime.kernel import NAME as KERNEL_NAME
 from booktools.sources.frameworks import FRAMEWORKS, Framework, cell_frameworks
 
 TIMEOUT_SECONDS = 600

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from booktools.programs import CHROMIUM_VARIABLE, chromium
-from booktools.static_server import serving_folder
+from booktools.runtime.static_server import serving_folder
 
 CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run")
 PAPER = {"format": "A4", "margin": {"top": "18mm", "bottom": "20mm", "left": "18mm", "right": "18mm"}}

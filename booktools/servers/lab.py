@@ -2,7 +2,7 @@
 
 The derived notebooks (``notebooks/<lang>/<framework>/``) name the kernel
 ``python3``, the name Colab knows. Opened here, every notebook must run on the
-``d2l-book`` kernel instead (``booktools.kernel``): its environment is fixed, so
+``d2l-book`` kernel instead (``booktools.runtime.kernel``): its environment is fixed, so
 that figures show whatever the caller's ``MPLBACKEND`` is. ``BookKernelSpecManager``
 offers that kernel alone and answers it for any name asked. The local Jupyter
 server of ``make serve`` (``booktools.servers.serve``) uses it too.
@@ -20,8 +20,8 @@ from typing import Any
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 
 from booktools.derive import notebooks as derive
-from booktools.kernel import NAME as KERNEL_NAME
 from booktools.project import Project
+from booktools.runtime.kernel import NAME as KERNEL_NAME
 
 SPEC_MANAGER = f"{__name__}.BookKernelSpecManager"
 

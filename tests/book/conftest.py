@@ -25,8 +25,8 @@ import yaml
 from booktools.configuration.config_file import configured_editions, parse
 from booktools.programs import chromium
 from booktools.project import Project
+from booktools.runtime.static_server import serving_folder
 from booktools.servers import serve
-from booktools.static_server import serving_folder
 
 PROJECT = Project.here()
 
@@ -78,7 +78,7 @@ def built_editions(site: Path, book_config: dict) -> list[str]:
 
 @pytest.fixture(scope="session")
 def site_url(site: Path) -> Iterator[str]:
-    """The base URL of the built site, served on a free 127.0.0.1 port (``booktools.static_server``)."""
+    """The base URL of the built site, served on a free 127.0.0.1 port (``booktools.runtime.static_server``)."""
     with serving_folder(site) as url:
         yield url
 

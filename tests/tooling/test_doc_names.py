@@ -3,7 +3,7 @@
 Every name in backticks in ``README.md`` and ``docs/architecture.md`` that looks like code of booktools (a dotted
 name starting with one of its packages or modules, as ``pipeline.stages.bring_up_to_date(project)`` or
 ``booktools.website.extension.page_steps``) must import and resolve, attribute by attribute; every file path
-(``booktools/sources/new_page.py``, ``kernel.py``, ``tests/tooling/test_pipeline.py``) must exist, from the
+(``booktools/sources/new_page.py``, ``runtime/kernel.py``, ``tests/tooling/test_pipeline.py``) must exist, from the
 book's root, from ``booktools/`` or, for the theme's templates, from ``booktools/website/extension/``.
 """
 
@@ -78,5 +78,5 @@ def test_every_file_a_document_names_exists(document: str) -> None:
 def test_the_check_finds_a_stale_name() -> None:
     assert resolves("pipeline.stages.bring_up_to_date") and not resolves("pipeline.book.build")
     assert not resolves("website.extension.tab_stops.THEME_VERSION")
-    assert DOTTED.match("kernel.install()")
+    assert DOTTED.match("runtime.kernel.install()")
     assert not Path(PACKAGE / "pipeline" / "book.py").exists()

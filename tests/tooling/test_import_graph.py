@@ -21,8 +21,7 @@ PACKAGE = Project.here().root / "booktools"
 LAYERS = (
     "configuration",
     "programs",
-    "kernel",
-    "static_server",
+    "runtime",
     "project",
     "sources",
     "derive",

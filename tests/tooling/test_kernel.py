@@ -1,4 +1,4 @@
-"""The `d2l-book` kernel (booktools.kernel): its environment is fixed whatever the caller's,
+"""The `d2l-book` kernel (booktools.runtime.kernel): its environment is fixed whatever the caller's,
 and `make setup` installed the current spec into the environment nbval runs from."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpecManager
 
-from booktools import kernel
+from booktools.runtime import kernel
 
 
 def test_the_spec_fixes_the_hash_seed_and_the_inline_figure_backend_and_leaves_out_c_level_output():

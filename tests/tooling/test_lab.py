@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from booktools import kernel
+from booktools.runtime import kernel
 from booktools.servers.lab import BookKernelSpecManager
 
 

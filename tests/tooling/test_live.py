@@ -12,8 +12,8 @@ from docutils.parsers.rst import Parser
 from docutils.utils import new_document
 from sphinx.errors import ExtensionError
 
-from booktools.kernel import NAME as KERNEL_NAME
 from booktools.project import Project
+from booktools.runtime.kernel import NAME as KERNEL_NAME
 from booktools.sources.strings import load_strings
 from booktools.website.extension import live
 

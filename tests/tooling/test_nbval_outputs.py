@@ -24,8 +24,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook  # noqa: 
 from booktools.checks.nbval_plugin import compare_pngs  # noqa: E402
 from booktools.derive import notebooks as derive  # noqa: E402
 from booktools.derive import outputs  # noqa: E402
-from booktools.kernel import NAME as KERNEL_NAME  # noqa: E402
 from booktools.project import Project  # noqa: E402
+from booktools.runtime.kernel import NAME as KERNEL_NAME  # noqa: E402
 from booktools.sources.frameworks import FRAMEWORKS, by_name  # noqa: E402
 
 

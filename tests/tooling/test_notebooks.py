@@ -16,11 +16,11 @@ import nbformat
 import pytest
 import tomllib
 
-from booktools import kernel
 from booktools.__main__ import VERBS
 from booktools.derive import notebooks as derive
-from booktools.kernel import NAME as KERNEL_NAME
 from booktools.project import Project
+from booktools.runtime import kernel
+from booktools.runtime.kernel import NAME as KERNEL_NAME
 from booktools.sources.frameworks import FRAMEWORKS
 
 PROJECT = Project.here()

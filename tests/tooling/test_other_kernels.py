@@ -32,8 +32,8 @@ import nbformat
 import pytest
 
 from booktools.derive.notebooks import derived_path
-from booktools.kernel import NAME as KERNEL
 from booktools.project import Project
+from booktools.runtime.kernel import NAME as KERNEL
 from booktools.sources.frameworks import FRAMEWORKS, NAMES, Framework
 
 PROJECT = Project.here()

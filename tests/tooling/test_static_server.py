@@ -1,4 +1,4 @@
-"""The static server of the build and the checks (``booktools.static_server``): on 127.0.0.1, for one block."""
+"""The static server of the build and the checks (``booktools.runtime.static_server``): on 127.0.0.1, for one block."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from booktools.static_server import serving_folder
+from booktools.runtime.static_server import serving_folder
 
 
 def fetch(url: str) -> bytes:

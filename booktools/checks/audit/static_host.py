@@ -28,7 +28,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from booktools import static_server as static
+from booktools.runtime import static_server as static
 
 COMPRESSED_TYPES = ("text/", "application/javascript", "application/json", "image/svg+xml", "application/xml")
 PAGE_CACHE = "no-cache"

@@ -51,8 +51,8 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
-from booktools.kernel import NAME as KERNEL_NAME
 from booktools.programs import npm_prefix
+from booktools.runtime.kernel import NAME as KERNEL_NAME
 from booktools.sources.strings import LiveStrings
 from booktools.website.sphinx_settings import CONFIG_VALUE, LOCAL_SERVER, settings_of
 
