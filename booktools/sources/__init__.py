@@ -10,6 +10,7 @@
 - ``quiz_check``: every edition's quizzes against the answer keys and the pages with ``quiz: true``.
 - ``quizzes``: the quizzes' answer keys and each edition's quiz data, and how they must agree.
 - ``strings``: each edition's interface strings and number format (``chapters/<lang>/strings.yml``).
+- ``library_messages``: the library's own messages (``d2l_lib/messages/<lang>.json``), held to English's keys.
 - ``cell_code``: a cell's code as the editions must share it, parsed, with every docstring the same.
 - ``code_text``: the words the code shows the reader, which each edition writes in its language
   (``chapters/code_text.yml``).

@@ -9,14 +9,12 @@ string, or has one the schema does not know, fails the build (and ``make
 assignment``) naming the file and the key (``booktools.configuration.schema``): no
 edition silently falls back to English. The strings of the library itself (the quiz's
 controls) ship with ``d2l_lib`` as package data (``d2l_lib/messages/<lang>.json``),
-so that a notebook in Colab has them too; they are checked with the editions here.
+so that a notebook in Colab has them too; ``booktools.sources.library_messages`` checks them.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from booktools.configuration.schema import load
 from booktools.project import Project
@@ -28,9 +26,7 @@ __all__ = [
     "LiveStrings",
     "NumberStrings",
     "PdfStrings",
-    "check_library_messages",
     "load_strings",
-    "sphinx_settings",
 ]
 
 
@@ -139,44 +135,3 @@ def load_strings(project: Project, language: str) -> EditionStrings:
     """
     path = project.strings_file(language)
     return load(path, EditionStrings, project.relative(path))
-
-
-def sphinx_settings(strings: EditionStrings) -> dict[str, Any]:
-    """The Sphinx settings that carry an edition's strings into the other extensions of its build.
-
-    The book's own extension gets its strings in its settings (``booktools.website.editions.book_settings``);
-    the slides link is in the pages.
-    """
-    return {
-        "nb_code_prompt_show": strings.code_prompt_show,
-        "nb_code_prompt_hide": strings.code_prompt_hide,
-        "togglebutton_hint": strings.toggle_hint,
-        "togglebutton_hint_hide": strings.toggle_hint_hide,
-    }
-
-
-def _keys(data: object, prefix: str = "") -> set[str]:
-    if not isinstance(data, dict):
-        return {prefix}
-    return {key for name, value in data.items() for key in _keys(value, f"{prefix}{name}.")}
-
-
-def check_library_messages(project: Project) -> list[str]:
-    """Check that every edition has the library's messages, with the same keys as English; return the problems."""
-    problems = []
-    files = {code: project.library_messages_file(code) for code in project.editions()}
-    english = files.pop(next(iter(files)))
-    try:
-        want = _keys(json.loads(english.read_text(encoding="utf-8")))
-    except (OSError, ValueError) as error:
-        return [f"{project.relative(english)}: {error}"]
-    for path in files.values():
-        name = project.relative(path)
-        try:
-            have = _keys(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as error:
-            problems.append(f"{name}: {error}")
-            continue
-        problems += [f"{name}: missing {key.rstrip('.')}" for key in sorted(want - have)]
-        problems += [f"{name}: unknown {key.rstrip('.')} (not in English)" for key in sorted(have - want)]
-    return problems

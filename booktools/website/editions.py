@@ -31,7 +31,7 @@ from booktools.configuration.config_file import Edition
 from booktools.project import SOURCE_LANGUAGE, Project
 from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.sources.frameworks import FRAMEWORKS
-from booktools.sources.strings import EditionStrings, load_strings, sphinx_settings
+from booktools.sources.strings import EditionStrings, load_strings
 from booktools.website import site_url
 from booktools.website.sphinx_settings import CONFIG_VALUE as BOOK_SETTINGS
 from booktools.website.sphinx_settings import BookSettings, PdfLink, SiteEdition
@@ -109,6 +109,20 @@ def edition_toc(project: Project) -> dict[str, Any]:
     return toc
 
 
+def strings_config(strings: EditionStrings) -> dict[str, Any]:
+    """The Sphinx settings that carry an edition's strings into the other extensions of its build.
+
+    The book's own extension gets its strings in its settings (:func:`book_settings`);
+    the slides link is in the pages.
+    """
+    return {
+        "nb_code_prompt_show": strings.code_prompt_show,
+        "nb_code_prompt_hide": strings.code_prompt_hide,
+        "togglebutton_hint": strings.toggle_hint,
+        "togglebutton_hint_hide": strings.toggle_hint_hide,
+    }
+
+
 def edition_config(config: dict[str, Any], edition: Edition, built: list[Edition], project: Project) -> dict[str, Any]:
     """Return the Jupyter Book configuration of ``edition``, derived from ``_config.yml``.
 
@@ -136,8 +150,8 @@ def edition_config(config: dict[str, Any], edition: Edition, built: list[Edition
     sphinx_config = sphinx.get("config") or {}
     sphinx_config.update(edition.config)  # the edition's own Sphinx settings, if any
     strings = load_strings(project, edition.code)
-    sphinx_config.update(sphinx_settings(strings))  # its interface strings, for the other extensions
-    sphinx_config.update(site_url.sphinx_settings(base, edition, built))
+    sphinx_config.update(strings_config(strings))  # its interface strings, for the other extensions
+    sphinx_config.update(site_url.url_config(base, edition, built))
     sphinx_config.update(language=edition.code, project=edition.title)
     configured = sphinx_config.get(BOOK_SETTINGS)
     sphinx_config[BOOK_SETTINGS] = book_settings(configured, edition, built, base, strings, project)

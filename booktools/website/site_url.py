@@ -67,7 +67,7 @@ def alternates(base: str, codes: list[str], target: str, root: str) -> list[Alte
     return [*(Alternate(code, edition_url(base, code, target)) for code in codes), Alternate(DEFAULT_HREFLANG, default)]
 
 
-def sphinx_settings(base: str, edition: Edition, built: list[Edition]) -> dict[str, Any]:
+def url_config(base: str, edition: Edition, built: list[Edition]) -> dict[str, Any]:
     """Return the Sphinx settings of ``edition`` that its URLs come from (see the module docstring)."""
     return {
         "ogp_site_url": edition_url(base, edition.code),

@@ -19,7 +19,9 @@ from sphinx.errors import ExtensionError
 from booktools.configuration.schema import ConfigError
 from booktools.pipeline import stages
 from booktools.project import Project
-from booktools.sources.strings import EditionStrings, check_library_messages, load_strings, sphinx_settings
+from booktools.sources.library_messages import check_library_messages
+from booktools.sources.strings import EditionStrings, load_strings
+from booktools.website.editions import strings_config
 from booktools.website.extension import live
 from d2l_lib import quiz
 
@@ -46,7 +48,7 @@ def _drop_line(path: Path, prefix: str) -> None:
 def test_every_edition_has_every_interface_string(language: str) -> None:
     strings = load_strings(PROJECT, language)
     assert isinstance(strings, EditionStrings)
-    flat = {**sphinx_settings(strings), **dataclasses.asdict(strings)}
+    flat = {**strings_config(strings), **dataclasses.asdict(strings)}
     if language == "en":  # the themes' labels are English already: nothing to give in other words
         assert strings.theme_words == {}
         flat = {key: value for key, value in flat.items() if key != "theme_words"}

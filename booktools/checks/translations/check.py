@@ -38,9 +38,10 @@ from booktools.checks.translations.wording import (
 from booktools.project import SOURCE_LANGUAGE, Project
 from booktools.sources.alt_text import edition_heatmap_text
 from booktools.sources.code_text import read_registry
+from booktools.sources.library_messages import check_library_messages
 from booktools.sources.measured import MeasuredError, page_figures
 from booktools.sources.quizzes import QUIZ_TAG
-from booktools.sources.strings import check_library_messages, load_strings
+from booktools.sources.strings import load_strings
 
 
 def compare_page(
