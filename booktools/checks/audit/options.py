@@ -10,7 +10,7 @@ from pathlib import Path
 from booktools.checks.audit.lighthouse import PRESETS
 
 # The bar: every Lighthouse category of every page, mobile and desktop, at least this (make audit; CI's audit job).
-DEFAULT_FAIL_UNDER = 95
+LIGHTHOUSE_BAR = 95
 TABLE_FILE = "table.md"  # the audit's table, in its report folder
 
 
@@ -18,7 +18,7 @@ def options(parser: argparse.ArgumentParser) -> None:
     """The options of ``python -m booktools audit``."""
     parser.add_argument("--page", action="append", default=[], help="only pages whose path has this (repeatable)")
     parser.add_argument("--preset", action="append", choices=PRESETS, help="only this preset (repeatable)")
-    parser.add_argument("--fail-under", type=int, default=DEFAULT_FAIL_UNDER, help="exit 1 if a score is lower")
+    parser.add_argument("--fail-under", type=int, default=LIGHTHOUSE_BAR, help="exit 1 if a score is lower")
     parser.add_argument("--site", type=Path, default=None, help="the built site to serve (default: _build/html)")
     parser.add_argument(
         "--block", action="append", default=[], help="a URL pattern the page may not load (Lighthouse's, repeatable)"
