@@ -82,7 +82,7 @@ from booktools.website.extension.search_box import setup_search_box
 from booktools.website.extension.switcher import setup_switcher
 from booktools.website.extension.tab_stops import setup_tab_stops
 from booktools.website.extension.tabs import setup_tabs
-from booktools.website.extension.theme_words import setup as setup_theme_words
+from booktools.website.extension.theme_words import setup_theme_words
 from booktools.website.extension.upstream import setup_upstream
 from booktools.website.extension.warning_file import setup_warning_file
 from booktools.website.sphinx_settings import register_settings

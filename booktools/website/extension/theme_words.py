@@ -126,7 +126,7 @@ def add_footer_author(app: Sphinx, pagename: str, templatename: str, context: di
     context["book_footer_author"] = settings(app).footer_author
 
 
-def setup(app: Sphinx) -> None:
+def setup_theme_words(app: Sphinx) -> None:
     """Add the words once the themes' catalogs are loaded."""
     app.connect("config-inited", add_edition_words, priority=100)  # before sphinx-exercise's numfig format
     app.connect("html-page-context", add_footer_author)
