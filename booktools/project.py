@@ -291,8 +291,11 @@ class Project:
             paths.append(found[0])
         return paths
 
-    def notebooks(self, language: str = SOURCE_LANGUAGE) -> list[Path]:
-        """The notebooks of one edition, in reading order."""
+    def source_pages(self, language: str = SOURCE_LANGUAGE) -> list[Path]:
+        """The source pages of one edition that are notebooks (``chapters/<language>/*.ipynb``), in reading order.
+
+        Not the derived notebooks under :attr:`notebooks_dir`.
+        """
         return [path for path in self.pages(language) if path.suffix == ".ipynb"]
 
     def language_of(self, source: Path) -> str:

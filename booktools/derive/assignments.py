@@ -146,7 +146,7 @@ def write(project: Project) -> dict[str, list[Written]]:
     for language in project.editions():
         strings = load_strings(project, language).assignment
         written = []
-        for page in project.notebooks(language):
+        for page in project.source_pages(language):
             for framework in FRAMEWORKS:
                 derived = derive.derived_path(page, framework, project)
                 if not derived.exists():

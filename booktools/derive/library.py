@@ -186,7 +186,7 @@ def _merged_from_imports(import_lines: list[str]) -> list[str]:
 
 def framework_blocks(framework: Framework, project: Project) -> list[SavedBlock]:
     """Return every saved block of ``framework``, in book order."""
-    return [block for path in project.notebooks() for block in blocks_of_notebook(path, framework, project)]
+    return [block for path in project.source_pages() for block in blocks_of_notebook(path, framework, project)]
 
 
 def generate(framework: Framework, project: Project) -> str:

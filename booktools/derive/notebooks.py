@@ -126,7 +126,7 @@ def expected_files(project: Project) -> dict[Path, str]:
     """Return every derived notebook's path and text."""
     files = {}
     for language in project.editions():
-        for source in project.notebooks(language):
+        for source in project.source_pages(language):
             for framework in FRAMEWORKS:
                 files[derived_path(source, framework, project)] = render(derive(source, framework, project))
     return files

@@ -107,7 +107,7 @@ def execute_page(source: Path, project: Project) -> None:
 
 def run(project: Project, paths: list[Path] | None = None) -> int:
     """``python -m booktools outputs [page ...]``: execute the given source pages (default: all) and store outputs."""
-    pages = paths or [path for code in project.editions() for path in project.notebooks(code)]
+    pages = paths or [path for code in project.editions() for path in project.source_pages(code)]
     for path in pages:
         print(f"executing {project.relative(path)} ({', '.join(f.name for f in FRAMEWORKS)})", flush=True)
         execute_page(path, project)

@@ -108,9 +108,9 @@ def edition_inputs(project: Project, edition: str) -> list[Path]:
 
 
 def slides_inputs(project: Project, edition: str) -> list[Path]:
-    """What one edition's decks read: their code, the configuration, the edition's notebooks (a deck per page and
-    framework) and its strings (the decks' titles); not its alt text or index page, which no deck shows."""
-    pages = project.notebooks(edition)
+    """What one edition's decks read: their code, the configuration, the edition's source pages (a deck per
+    page and framework) and its strings (the decks' titles); not its alt text or index page, which no deck shows."""
+    pages = project.source_pages(edition)
     return [*module_files(project, *SLIDES_CODE), *_configuration(project), *pages, project.strings_file(edition)]
 
 

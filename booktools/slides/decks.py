@@ -88,7 +88,7 @@ def all_decks(project: Project, languages: list[str] | None = None) -> list[Deck
     return [
         Deck(language, source.stem, framework)
         for language in (project.editions() if languages is None else languages)
-        for source in project.notebooks(language)
+        for source in project.source_pages(language)
         for framework in FRAMEWORKS
     ]
 

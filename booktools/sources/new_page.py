@@ -68,7 +68,7 @@ def _check(page: NewPage, project: Project) -> str:
 
 def _notebook(page: NewPage, project: Project) -> nbformat.NotebookNode:
     """The page's notebook: its title cell, with the metadata of the book's first page."""
-    first = nbformat.read(project.notebooks(SOURCE_LANGUAGE)[0], as_version=4)
+    first = nbformat.read(project.source_pages(SOURCE_LANGUAGE)[0], as_version=4)
     cell = nbformat.v4.new_markdown_cell(f"(sec_{page.name})=\n# {page.title.strip()}")
     cell["id"] = TITLE_CELL_ID
     notebook: nbformat.NotebookNode = nbformat.v4.new_notebook(cells=[cell], metadata=first.metadata)

@@ -101,7 +101,7 @@ def test_the_colab_button_of_every_page_opens_a_notebook_of_every_framework(book
     configured = configured_editions(parse(book_config))
     for edition in configured:
         folder = editions.edition_config(book_config, edition, configured, PROJECT)["repository"]["path_to_book"]
-        for page in PROJECT.notebooks(edition.code):
+        for page in PROJECT.source_pages(edition.code):
             for framework in FRAMEWORKS:
                 target = PROJECT.root / folder.replace(f"/{DEFAULT_FRAMEWORK.name}", f"/{framework.name}") / page.name
                 assert target.is_file(), f"{PROJECT.relative(target)} is missing; run `make notebooks`"
@@ -227,7 +227,7 @@ FRAMEWORK_LABELS = [(framework.label, "framework", framework.name) for framework
 
 def test_every_tab_group_of_every_page_is_one_synced_tab_set(site, built_editions):
     for code in built_editions:
-        for source in PROJECT.notebooks(code):
+        for source in PROJECT.source_pages(code):
             expected = len(groups(nbformat.read(source, as_version=4).cells))
             found = tab_sets(site / code / f"{source.stem}.html")
             assert len(found) == expected, f"{code}/{source.stem}.html: {len(found)} tab sets, {expected} groups"

@@ -50,7 +50,7 @@ VERSION = derive.library_version(PROJECT)
 DERIVED = [
     (derive.derived_path(source, framework, PROJECT), framework)
     for code in PROJECT.editions()
-    for source in PROJECT.notebooks(code)
+    for source in PROJECT.source_pages(code)
     for framework in FRAMEWORKS
 ]
 # What Colab has for each framework, under the names Colab installs them by: its TensorFlow

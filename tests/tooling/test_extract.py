@@ -281,7 +281,7 @@ def test_all_lists_the_public_saved_names_in_book_order_after_the_imports(genera
 
 def test_inserting_cells_at_the_top_of_a_page_changes_no_line_of_any_module(scratch: Path):
     before = {framework.name: extract.generate(framework, Project(scratch)) for framework in FRAMEWORKS}
-    for path in Project(scratch).notebooks():
+    for path in Project(scratch).source_pages():
         notebook = nbformat.read(path, as_version=4)
         prose, code = new_markdown_cell("A note above the title."), new_code_cell("#@tab all\nx = 1")
         prose["id"], code["id"] = "inserted-note", "inserted-code"

@@ -230,7 +230,7 @@ def test_a_malformed_cell_inside_a_page_fails_groups():
 
 def test_every_page_of_every_edition_has_valid_marks_and_complete_groups(project: Project):
     for language in project.editions():
-        for path in project.notebooks(language):
+        for path in project.source_pages(language):
             cells = nbformat.read(path, as_version=4).cells
             try:
                 groups(cells)

@@ -24,7 +24,7 @@ MAX_COLUMNS = 79
 # A fenced code block; a fence whose info string starts with "{" is a MyST directive.
 FENCE = re.compile(r"^(```|~~~)(?!\{)[^\n]*\n(.*?)^\1\s*$", re.MULTILINE | re.DOTALL)
 PROJECT = Project.here()
-SOURCES = [path for language in PROJECT.editions() for path in PROJECT.notebooks(language)]
+SOURCES = [path for language in PROJECT.editions() for path in PROJECT.source_pages(language)]
 
 
 def columns(line: str) -> int:

@@ -24,7 +24,7 @@ from booktools.runtime.kernel import NAME as KERNEL_NAME
 from booktools.sources.frameworks import FRAMEWORKS
 
 PROJECT = Project.here()
-SOURCES = [path for language in PROJECT.editions() for path in PROJECT.notebooks(language)]
+SOURCES = [path for language in PROJECT.editions() for path in PROJECT.source_pages(language)]
 DERIVED = [derive.derived_path(source, framework, PROJECT) for source in SOURCES for framework in FRAMEWORKS]
 SKIPPING_TAGS = {"nbval-skip", "skip-execution", "raises-exception", "nbval-raises-exception", "nbval-ignore-output"}
 SKIPPING_COMMENT = re.compile(r"#\s*NBVAL_(SKIP|IGNORE_OUTPUT|RAISES_EXCEPTION)", re.IGNORECASE)
@@ -64,7 +64,7 @@ def ends_with_semicolon(source: str) -> bool:
 
 
 def test_every_page_has_a_notebook_per_framework():
-    assert len(SOURCES) == len(PROJECT.editions()) * len(PROJECT.notebooks()) and len(DERIVED) == len(SOURCES) * len(
+    assert len(SOURCES) == len(PROJECT.editions()) * len(PROJECT.source_pages()) and len(DERIVED) == len(SOURCES) * len(
         FRAMEWORKS
     )
     assert {path.parent.name for path in DERIVED} == {framework.name for framework in FRAMEWORKS}

@@ -49,7 +49,7 @@ OTHER_KERNELS = {
 
 @pytest.mark.parametrize("framework", FRAMEWORKS, ids=NAMES)
 def test_every_notebook_of_an_edition_replays_on_other_cpu_kernels(framework: Framework):
-    paths = [derived_path(source, framework, PROJECT) for source in PROJECT.notebooks(EDITION)]
+    paths = [derived_path(source, framework, PROJECT) for source in PROJECT.source_pages(EDITION)]
     assert paths and all(path.is_file() for path in paths), paths
     cells = sum(cell.cell_type == "code" for path in paths for cell in nbformat.read(path, as_version=4).cells)
     result = subprocess.run(

@@ -82,7 +82,7 @@ def test_the_library_s_headers_name_a_page_and_a_section_of_the_book() -> None:
     for module in ("torch.py", "jax.py", "tensorflow.py"):
         found = read_headers((PROJECT.library_dir / module).read_text(encoding="utf-8"))
         assert found, module
-        assert {item.page for _, item in found} <= {path.stem for path in PROJECT.notebooks()}
+        assert {item.page for _, item in found} <= {path.stem for path in PROJECT.source_pages()}
 
 
 def test_headings_and_their_labels_come_from_the_myst_parser() -> None:

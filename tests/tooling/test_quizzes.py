@@ -85,7 +85,7 @@ def test_every_edition_matches_the_key():
 
 
 def test_every_content_page_has_a_quiz_of_five_to_eight_questions():
-    pages = {path.stem for path in PROJECT.notebooks()}
+    pages = {path.stem for path in PROJECT.source_pages()}
     assert set(KEYS) == pages
     for key in KEYS.values():
         assert 5 <= len(key.questions) <= 8
