@@ -292,10 +292,7 @@ class Project:
         return paths
 
     def source_pages(self, language: str = SOURCE_LANGUAGE) -> list[Path]:
-        """The source pages of one edition that are notebooks (``chapters/<language>/*.ipynb``), in reading order.
-
-        Not the derived notebooks under :attr:`notebooks_dir`.
-        """
+        """One edition's source pages that are notebooks, in reading order (not :attr:`notebooks_dir`'s)."""
         return [path for path in self.pages(language) if path.suffix == ".ipynb"]
 
     def language_of(self, source: Path) -> str:

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any
 
 from booktools.checks.audit import options as audit_options
 from booktools.checks.audit import site_audit
-from booktools.configuration.schema import ConfigError, read_yaml
+from booktools.configuration.schema import ConfigError
 from booktools.derive import library, notebooks
 from booktools.pdf.edition_pdfs import print_editions
 from booktools.pipeline.graph import Outcome
@@ -23,21 +21,10 @@ from booktools.project import SITE_FILES, Project
 from booktools.slides import decks
 from booktools.sources.strings import load_strings
 from booktools.website import jupyter_book, site_url
-from booktools.website.editions import BuildError, edition_toc, editions_to_build
+from booktools.website.editions import BuildError, config_mapping, edition_toc, editions_to_build
 from booktools.website.landing import pdf_links, write_landing
 from booktools.website.preview_image import write_preview_image
 from booktools.website.sitemap import SitemapError, write_robots, write_sitemap
-
-
-def config_mapping(project: Project) -> dict[str, Any]:
-    """``_config.yml`` as the mapping Jupyter Book reads, validated first (``Project.config``).
-
-    Raises:
-        ConfigError: if the settings booktools reads are wrong, naming the file and the key.
-    """
-    project.config()
-    data = read_yaml(project.config_file, project.relative(project.config_file))
-    return data if isinstance(data, dict) else {}
 
 
 def _all(outcome: Outcome, editions: list[str]) -> dict[str, Outcome]:
@@ -103,7 +90,7 @@ def write_root(project: Project, editions: list[str]) -> dict[str, Outcome]:
     base = site_url.base_url(config)
     write_preview_image(site_dir / SITE_FILES.preview)
     try:
-        sitemaps = {edition.code: edition_sitemap(project, edition.code) for edition in built}
+        sitemaps = {edition.code: jupyter_book.edition_sitemap(project, edition.code) for edition in built}
         write_sitemap(site_dir, base, sitemaps, f"{toc['root']}.html")
     except SitemapError as error:
         print(f"make book failed: {error}", file=sys.stderr)
@@ -121,8 +108,3 @@ def run_audit(project: Project, editions: list[str]) -> dict[str, Outcome]:
         else Outcome.FAILED,
         editions,
     )
-
-
-def edition_sitemap(project: Project, code: str) -> Path:
-    """The sitemap of one edition's pages, as its build wrote it (merged into the site's by ``root``)."""
-    return jupyter_book.built_html(project, code) / SITE_FILES.sitemap

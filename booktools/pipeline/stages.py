@@ -58,8 +58,6 @@ from booktools.pipeline.graph import ONCE, Stage, make, stale_tasks
 from booktools.pipeline.stage_runs import (
     build_sites,
     build_slides,
-    config_mapping,
-    edition_sitemap,
     print_pdfs,
     run_audit,
     write_library,
@@ -79,6 +77,8 @@ from booktools.programs import chromium
 from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
 from booktools.sources.code_text import library_table_file
 from booktools.sources.frameworks import FRAMEWORKS
+from booktools.website import jupyter_book
+from booktools.website.editions import config_mapping
 
 # The modules each stage runs (with all they import); booktools.pipeline.tool_inputs reads the rest.
 LIBRARY_CODE = ("booktools.derive.library",)
@@ -117,7 +117,7 @@ def slides_inputs(project: Project, edition: str) -> list[Path]:
 def site_writes(project: Project, edition: str) -> list[Path]:
     """An edition's pages in the site, and its own sitemap, left in its build folder for ``root``."""
     pages = [project.edition_site_dir(edition) / f"{page}.html" for page in project.page_names(edition)]
-    return [*pages, edition_sitemap(project, edition)]
+    return [*pages, jupyter_book.edition_sitemap(project, edition)]
 
 
 def site_made(project: Project, edition: str) -> list[Path]:
@@ -126,7 +126,7 @@ def site_made(project: Project, edition: str) -> list[Path]:
     kept = (
         [path for path in folder.iterdir() if path.name not in (SLIDES_FOLDER, PDF_FOLDER)] if folder.is_dir() else []
     )
-    return [*kept, edition_sitemap(project, edition)]
+    return [*kept, jupyter_book.edition_sitemap(project, edition)]
 
 
 def root_reads(project: Project, edition: str) -> list[Path]:

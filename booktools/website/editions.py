@@ -28,6 +28,7 @@ from sphinx_external_toc.parsing import create_toc_dict
 
 from booktools.configuration import config_file
 from booktools.configuration.config_file import Edition
+from booktools.configuration.schema import read_yaml
 from booktools.project import SOURCE_LANGUAGE, Project
 from booktools.sources.frameworks import DEFAULT as DEFAULT_FRAMEWORK
 from booktools.sources.frameworks import FRAMEWORKS
@@ -107,6 +108,17 @@ def edition_toc(project: Project) -> dict[str, Any]:
         retargeted[document.docname] = document
     toc: dict[str, Any] = create_toc_dict(retargeted)
     return toc
+
+
+def config_mapping(project: Project) -> dict[str, Any]:
+    """``_config.yml`` as the mapping Jupyter Book reads, validated first (``Project.config``).
+
+    Raises:
+        booktools.configuration.schema.ConfigError: if the settings booktools reads are wrong (naming file, key).
+    """
+    project.config()
+    data = read_yaml(project.config_file, project.relative(project.config_file))
+    return data if isinstance(data, dict) else {}
 
 
 def strings_config(strings: EditionStrings) -> dict[str, Any]:

@@ -161,6 +161,11 @@ def built_html(project: Project, code: str) -> Path:
     return project.work_dir("editions") / code / "_build" / "html"
 
 
+def edition_sitemap(project: Project, code: str) -> Path:
+    """The sitemap of one edition's pages, as its build wrote it (merged into the site's by ``root``)."""
+    return built_html(project, code) / SITE_FILES.sitemap
+
+
 def install_edition(built: Path, target: Path) -> None:
     """Put an edition's built site at ``target`` (``_build/html/<code>/``), in place of its last build.
 
