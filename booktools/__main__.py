@@ -23,6 +23,7 @@ The verbs, in the order a book is made::
     check         lib, notebooks, translations, chapters/pages.yml and quizzes against their sources
     translations  the editions against English
     versions      the library's tests at the lowest and newest framework releases
+    page-words    the words of a built edition's pages, per framework, against their caps
     audit         Lighthouse on every page of the built site, mobile and desktop
 """
 
@@ -165,6 +166,17 @@ def _versions(project: Project, args: argparse.Namespace) -> int:
     )
 
 
+def _page_words(project: Project, args: argparse.Namespace) -> int:
+    from booktools.checks import page_words
+
+    return page_words.run(project, args.folder, args.pages)
+
+
+def _page_words_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", type=Path, help="a built edition, e.g. _build/html/en")
+    parser.add_argument("pages", nargs="*", help="page names (default: every page of _toc.yml)")
+
+
 def _audit(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks.audit import options, site_audit
     from booktools.pipeline import stages
@@ -234,6 +246,12 @@ VERBS = (
         "translations", "check that every translation matches the English edition", _translations, _translations_options
     ),
     Verb("versions", "the library's tests on the lowest and newest framework releases", _versions, _versions_options),
+    Verb(
+        "page-words",
+        "the words a reader meets on a built edition's pages, per framework, against their caps",
+        _page_words,
+        _page_words_options,
+    ),
     Verb("audit", "Lighthouse on every page of the built site, mobile and desktop, as a table", _audit, _audit_options),
 )
 

@@ -14,7 +14,7 @@ title), and a token without a letter or a digit ("—", "=") is no word.
 
 Run by hand to print the counts of an edition's pages, and the caps where a page has one::
 
-    python -m booktools.checks.page_words _build/html/en [page ...]
+    python -m booktools page-words _build/html/en [page ...]
 
 The caps are each page's ``words`` in ``chapters/pages.yml`` (``booktools.sources.page_manifest``);
 ``tests/book/test_page_words.py`` holds the English pages to them.
@@ -22,7 +22,6 @@ The caps are each page's ``words`` in ``chapters/pages.yml`` (``booktools.source
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
@@ -135,22 +134,16 @@ def report(counts: dict[str, dict[str, int]], caps: dict[str, int]) -> str:
     return "\n".join(lines) + "\n(! over the cap)"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print the words of an edition's built pages in each framework's tab; 1 if a page or the caps are amiss."""
-    parser = argparse.ArgumentParser(prog="python -m booktools.checks.page_words", description=__doc__.split("\n")[0])
-    parser.add_argument("folder", type=Path, help="a built edition, e.g. _build/html/en")
-    parser.add_argument("pages", nargs="*", help="page names (default: every page of _toc.yml)")
-    args = parser.parse_args(argv)
-    project = Project.here()
+def run(project: Project, folder: Path, pages: list[str]) -> int:
+    """Print the words of ``pages`` (every page of ``_toc.yml`` if none) of the built edition in ``folder``.
+
+    Returns 0, or 1 if a page was not built or ``chapters/pages.yml`` is amiss (said on stderr).
+    """
     try:
-        counts = edition_words(args.folder, args.pages or project.page_names())
+        counts = edition_words(folder, pages or project.page_names())
         caps = word_caps(project)
     except (BuiltPageError, ConfigError) as error:
-        print(f"page_words: {error}", file=sys.stderr)
+        print(f"page-words: {error}", file=sys.stderr)
         return 1
     print(report(counts, caps))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

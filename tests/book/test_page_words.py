@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from booktools.__main__ import main as booktools_command
 from booktools.checks import page_words
 from booktools.checks.page_words import edition_words
 from booktools.project import Project
@@ -100,7 +101,7 @@ def test_a_page_without_its_article_or_a_tab_is_refused(tmp_path: Path):
 
 @pytest.fixture(scope="module")
 def english_counts(site: Path) -> dict[str, dict[str, int]]:
-    """The words of each capped English page, per framework (``python -m booktools.checks.page_words``)."""
+    """The words of each capped English page, per framework (``python -m booktools page-words``)."""
     return edition_words(site / EDITION, list(WORD_CAPS))
 
 
@@ -112,6 +113,6 @@ def test_the_page_keeps_to_its_word_cap_in_every_tab(english_counts, page):
 
 
 def test_the_counts_print_by_hand(site: Path, capsys: pytest.CaptureFixture[str]):
-    assert page_words.main([str(site / EDITION), *WORD_CAPS]) == 0
+    assert booktools_command(["page-words", str(site / EDITION), *WORD_CAPS]) == 0
     table = capsys.readouterr().out
     assert all(page in table for page in WORD_CAPS) and all(f.label in table for f in FRAMEWORKS), table
