@@ -31,7 +31,6 @@ relative paths (``_static/``, ``_images/``) resolve as they do on the pages.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from html import escape
@@ -52,7 +51,6 @@ THEME_LAYOUT = ("pydata-sphinx-theme.css", "sphinx-book-theme.css")  # styleshee
 WEB_ONLY = ("a.headerlink", f"p.{SLIDES_LINK_ID}", ".d2l-quiz button", ".d2l-quiz-feedback", "script", "summary")
 ID_REFERENCES = ("for", "aria-controls", "aria-labelledby", "aria-describedby", "headers")
 CONTENTS_ID = "pdf-contents"
-FONT_STACK = re.compile(r"--pdf-(?:sans|mono):\s*([^;]+);")
 
 
 class DocumentError(BuiltPageError):
@@ -68,17 +66,6 @@ class Cover:
     author: str
     contents: str  # the table of contents' heading
     code_in: dict[str, str]  # framework name -> "With the code in PyTorch"
-
-
-def page_title(article: Tag) -> str:
-    """Return the title of a page: its first ``h1`` without its number and anchor."""
-    heading = article.find("h1")
-    if not isinstance(heading, Tag):
-        return ""
-    copy = BeautifulSoup(str(heading), "html.parser")
-    for extra in copy.select(".section-number, a.headerlink"):
-        extra.decompose()
-    return " ".join(copy.get_text().split())
 
 
 def mark_frameworks(article: Tag, page: str) -> None:
@@ -101,13 +88,6 @@ def mark_frameworks(article: Tag, page: str) -> None:
     for framework in FRAMEWORKS:
         for section in article.select(f'section[id="{MODULE_SECTION}{framework.module}"]'):
             section[FRAMEWORK_ATTRIBUTE] = framework.name
-
-
-def font_families() -> list[str]:
-    """Return the font families ``print.css`` sets the PDFs in (``--pdf-sans``, ``--pdf-mono``), generic ones aside."""
-    stacks = FONT_STACK.findall(PRINT_CSS.read_text(encoding="utf-8"))
-    names = [name.strip() for stack in stacks for name in stack.split(",")]
-    return [name.strip('"') for name in names if name.startswith('"')]
 
 
 def framework_rules() -> str:

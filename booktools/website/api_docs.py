@@ -87,11 +87,6 @@ def sections(module: str) -> dict[str, tuple[str, str]]:
     return found
 
 
-def section_labels(module: str) -> dict[str, str]:
-    """Map each top-level function, class and alias of a generated module to the label of its section."""
-    return {name: label for name, (_, label) in sections(module).items()}
-
-
 def aliases(module: str) -> dict[str, str]:
     """Map each alias of a framework function in a generated module to what it aliases (``normal: torch.normal``)."""
     _, body = module_tree(module)

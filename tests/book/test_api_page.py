@@ -33,7 +33,7 @@ def entries(html: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("module", MODULES)
 def test_every_public_name_is_linked_to_a_section(module):
-    labels = api_docs.section_labels(module)
+    labels = api_docs.sections(module)  # name -> (line, label)
     for name in importlib.import_module(module).__all__:
         assert name in labels, f"{module}.{name} has no section header in the generated module"
 

@@ -22,7 +22,7 @@ from bs4 import BeautifulSoup, Tag
 from PIL import Image
 
 from booktools.configuration.config_file import configured_editions
-from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, font_families, mark_frameworks, page_title
+from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, PRINT_CSS, mark_frameworks
 from booktools.pdf.edition_pdfs import document_copy
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS, NAMES
@@ -38,6 +38,27 @@ PDFS = [(code, framework.name) for code in EDITIONS for framework in FRAMEWORKS]
 IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 DOTTED_NAME = re.compile(rf"(?<![A-Za-z0-9_.]){IDENTIFIER}(?:\.{IDENTIFIER})+")
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
+FONT_STACK = re.compile(r"--pdf-(?:sans|mono):\s*([^;]+);")
+
+
+def page_title(article: Tag) -> str:
+    """Return the title of a page: its first ``h1`` without its number and anchor."""
+    heading = article.find("h1")
+    if not isinstance(heading, Tag):
+        return ""
+    copy = BeautifulSoup(str(heading), "html.parser")
+    for extra in copy.select(".section-number, a.headerlink"):
+        extra.decompose()
+    return " ".join(copy.get_text().split())
+
+
+def font_families() -> list[str]:
+    """Return the font families ``print.css`` sets the PDFs in (``--pdf-sans``, ``--pdf-mono``), generic ones aside."""
+    stacks = FONT_STACK.findall(PRINT_CSS.read_text(encoding="utf-8"))
+    names = [name.strip() for stack in stacks for name in stack.split(",")]
+    return [name.strip('"') for name in names if name.startswith('"')]
+
+
 SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 FONT_FOLDERS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path.home() / ".fonts")
 MATH = ".math, mjx-container, .katex, .MathJax"
