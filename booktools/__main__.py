@@ -171,7 +171,7 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
 
     if args.site is not None:
         return site_audit.run(project, args)
-    if options.no_option_given(args):  # the whole audit: a stage, run again when the site changed
+    if options.no_option_given(args):  # the whole audit: the stage after the site's, measuring each time
         return stages.build(project, targets=("audit",))
     return stages.build(project) or site_audit.run(project, args)
 
