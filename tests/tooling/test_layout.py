@@ -92,6 +92,20 @@ def test_every_makefile_target_that_runs_booktools_calls_a_verb() -> None:
     assert {verb for _, verb in calls} <= verbs, sorted({verb for _, verb in calls} - verbs)
 
 
+def _prerequisites(makefile: str, target: str) -> list[str]:
+    return re.search(rf"^{re.escape(target)}:(.*)$", makefile, re.MULTILINE).group(1).split()  # type: ignore[union-attr]
+
+
+def test_targets_that_only_edit_or_check_files_need_the_python_environment_alone() -> None:
+    """make new-page, lib, notebooks and the checks run booktools on files: no npm ci (setup), no kernel."""
+    makefile = (PROJECT.root / "Makefile").read_text(encoding="utf-8")
+    for target in ("new-page", "lib", "notebooks", "check", "check-lib", "check-notebooks", "check-translations"):
+        assert _prerequisites(makefile, target) == ["$(STAMP)"], target
+    assert _prerequisites(makefile, "lab") == ["$(KERNEL_STAMP)"]  # JupyterLab runs the book's kernel
+    for target in ("book", "audit", "pdf", "slides", "test-setup"):
+        assert "setup" in _prerequisites(makefile, target), target
+
+
 def test_help_lists_every_verb_with_its_one_line() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "booktools", "--help"], cwd=PROJECT.root, capture_output=True, text=True, check=True
