@@ -4,9 +4,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# The kernel every notebook run uses (booktools/runtime/kernel.py): its environment is fixed,
-# so figures show whatever the caller's MPLBACKEND is.
+# The kernel every notebook run uses: its spec (KERNEL_SPEC) fixes its environment, so figures
+# show whatever the caller's MPLBACKEND is. python -m booktools kernel installs it into .venv,
+# again whenever the spec changes (KERNEL_STAMP), without remaking the environment.
 KERNEL := d2l-book
+KERNEL_SPEC := booktools/runtime/kernel.py
+KERNEL_STAMP := $(VENV)/.kernel-installed
 # Each pinned npm package is installed into <environment>/share/d2l-book/<tool>, where
 # booktools.programs.npm_prefix looks for it; tests/tooling/test_npm_prefixes.py checks the
 # folders below (AXE, THEBE, KATEX, LIGHTHOUSE, REVEAL) against it.
@@ -44,14 +47,17 @@ REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 # module's bytecode at install time, as pip does by default and uv only when asked: each of the
 # test run's many Python processes (kernels, builds) then imports the frameworks from bytecode
 # instead of compiling their sources anew where bytecode is not written (PYTHONDONTWRITEBYTECODE).
-$(STAMP): requirements.txt pyproject.toml booktools/runtime/kernel.py tools/pip_install.py
+$(STAMP): requirements.txt pyproject.toml tools/pip_install.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $$(grep -E '^uv==' requirements.txt)
 	$(PY) tools/pip_install.py --quiet --compile -r requirements.txt
 	$(PY) tools/pip_install.py --quiet --no-deps -e .
-	$(PY) -m booktools kernel
 	touch $(STAMP)
+
+$(KERNEL_STAMP): $(KERNEL_SPEC) $(STAMP)
+	$(PY) -m booktools kernel
+	touch $(KERNEL_STAMP)
 
 $(AXE_SCRIPT): tests/book/axe/package.json tests/book/axe/package-lock.json $(STAMP)
 	mkdir -p $(AXE)
@@ -72,7 +78,9 @@ $(KATEX_SCRIPT): booktools/website/extension/katex/package.json booktools/websit
 	npm ci --prefix $(KATEX) --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $(KATEX_SCRIPT)
 
-setup: $(STAMP) $(THEBE_SCRIPT) $(KATEX_SCRIPT)
+# What the site and the tests need: .venv, the kernel, Thebe and KaTeX. The targets that only read and
+# write files with booktools (new-page, lib, notebooks, check, lint, ...) need .venv alone.
+setup: $(STAMP) $(KERNEL_STAMP) $(THEBE_SCRIPT) $(KATEX_SCRIPT)
 
 # What the tests need beyond the book's set-up: axe-core.
 test-setup: setup $(AXE_SCRIPT)
@@ -111,11 +119,11 @@ audit: setup slides-setup $(LIGHTHOUSE_CLI)
 	$(PY) -m booktools audit $(AUDIT_ARGS)
 
 ## make new-page NAME=<page> TITLE="<title>": a new page in every edition, _toc.yml and chapters/pages.yml (NEW_PAGE_ARGS: --after, --words, --quiz)
-new-page: setup
+new-page: $(STAMP)
 	$(PY) -m booktools new-page $(NAME) --title "$(TITLE)" $(NEW_PAGE_ARGS)
 
 ## make lab: JupyterLab on the derived notebooks (notebooks/<lang>/<framework>/), kernel d2l-book
-lab: setup
+lab: $(KERNEL_STAMP)
 	$(PY) -m booktools lab $(LAB_ARGS)
 
 ## make serve: the built site and a local Jupyter server for its Live code button (prints the URL)
@@ -133,44 +141,44 @@ test-versions: $(STAMP)
 	$(PY) -m booktools versions $(VERSIONS_ARGS)
 
 ## make lib: regenerate d2l_lib/{torch,jax,tensorflow}.py from the notebooks' #@save cells
-lib: setup
+lib: $(STAMP)
 	$(PY) -m booktools lib
 
 ## make check: d2l_lib, notebooks/ and the translations against their sources (the three checks below),
 ## and chapters/pages.yml against _toc.yml
-check: setup
+check: $(STAMP)
 	$(PY) -m booktools check
 
-check-lib: setup
+check-lib: $(STAMP)
 	$(PY) -m booktools lib --check
 
 ## make notebooks: derive notebooks/<lang>/<framework>/ from the source pages in chapters/
-notebooks: setup
+notebooks: $(STAMP)
 	$(PY) -m booktools notebooks
 
-check-notebooks: setup
+check-notebooks: $(STAMP)
 	$(PY) -m booktools notebooks --check
 
 ## make outputs: re-execute every framework's notebook headlessly and store its outputs
-outputs: setup lib
+outputs: $(KERNEL_STAMP) lib
 	$(PY) -m booktools outputs
 
 ## make assignment: the exercises as assignments for instructors, per edition and framework, into _build/assignments/
-assignment: setup
+assignment: $(STAMP)
 	$(PY) -m booktools assignment
 
 ## make check-translations: the Indonesian and Korean editions match English
-check-translations: setup
+check-translations: $(STAMP)
 	$(PY) -m booktools translations
 
 ## make bench: speed of d2l_lib against named baselines (prints a table, benchmarks.cpu_table); on a
 ## machine with a CUDA GPU, also the GPU table (benchmarks.gpu_table says so and measures nothing without
 ## one); then the two paths of the PyTorch masked softmax (benchmarks.masked_softmax_paths)
-bench: setup
+bench: $(STAMP)
 	$(PY) -m benchmarks
 
 ## make lint: ruff (lint, and format --check), mypy (strict on booktools, default settings on d2l_lib)
-lint: setup
+lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy --strict booktools

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,7 +183,7 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
 
     if args.site is not None:
         return site_audit.run(project, args)
-    if options.no_option_given(args):  # the whole audit: a stage, run again when the site changed
+    if options.no_option_given(args):  # the whole audit: the stage after the site's, measuring each time
         return stages.bring_up_to_date(project, targets=("audit",))
     return stages.bring_up_to_date(project) or site_audit.run(project, args)
 
@@ -256,23 +256,40 @@ VERBS = (
 )
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command line: a global ``--root`` and one subcommand per verb."""
-    main = argparse.ArgumentParser(
-        prog="python -m booktools", description="Every verb of the book, in the order a book is made."
-    )
-    main.add_argument("--root", type=Path, default=None, help="the book's checkout (default: this one)")
+PROG = "python -m booktools"
+ROOT_HELP = "the book's checkout (default: this one)"
+
+
+def parser(with_options: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The command line: a global ``--root`` and one subcommand per verb, with the options of the verbs
+    ``with_options`` names (of every verb by default). A verb's options may import its package (the audit's
+    presets, the version matrix's frameworks), so :func:`parse` defines only those of the verb it runs."""
+    main = argparse.ArgumentParser(prog=PROG, description="Every verb of the book, in the order a book is made.")
+    main.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
     verbs = main.add_subparsers(dest="verb", required=True, metavar="verb")
     for verb in VERBS:
         sub = verbs.add_parser(verb.name, help=verb.help, description=verb.help)
-        verb.options(sub)
+        if with_options is None or verb.name in with_options:
+            verb.options(sub)
         sub.set_defaults(verb_run=verb.run)
     return main
 
 
+def chosen_verb(argv: Sequence[str] | None = None) -> str | None:
+    """The verb a command line names (None if it names none), read before any verb's options are defined."""
+    first = argparse.ArgumentParser(prog=PROG, add_help=False)
+    first.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
+    first.add_argument("verb", nargs="?", default=None)
+    known, _ = first.parse_known_args(argv)
+    verb: str | None = known.verb
+    return verb
+
+
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """Parse a command line; a verb that passes options on (``lab``) gets those it does not know."""
-    command = parser()
+    """Parse a command line, with the options of its verb only; a verb that passes options on (``lab``) gets
+    those it does not know."""
+    verb = chosen_verb(argv)
+    command = parser(with_options=() if verb is None else (verb,))
     args, unknown = command.parse_known_args(argv)
     if unknown and not next(verb for verb in VERBS if verb.name == args.verb).passes_on:
         command.error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -16,7 +16,8 @@ This plugin wraps nbval's output comparison:
   tolerance :data:`MAX_PIXEL_RMS`, on 0-255 pixel values). On a mismatch the stored,
   fresh and difference images are written under ``_build/nbval-figures/``.
 
-Enabled with ``-p booktools.checks.nbval_plugin`` (see ``pyproject.toml``).
+Loaded by ``notebooks/conftest.py`` (which imports :func:`pytest_configure`), so in every pytest run that
+collects a notebook there, and in no other.
 
 nbval 0.11 has no hook for this: its pytest plugin declares no hook specifications,
 ``--nbval-sanitize-with`` only rewrites text by regular expressions (it cannot

@@ -11,7 +11,9 @@ can batch its work (one ``d2lbook`` process for every deck, one browser for ever
 and says what became of each: ``DONE`` is stamped, ``SKIPPED`` (a tool it needs is not
 installed; it said so) and ``FAILED`` are not. A stage whose need failed does not run
 for that edition; one whose need was skipped runs and is stale again once the need is
-met.
+met. A stage that is not ``cached`` (a measurement, such as the audit, whose scores depend on
+the machine's load) is never stamped and runs every time it is asked for, once the stages it
+needs are current.
 
 ``pydoit`` and ``make`` itself were considered for the graph: doit keeps its state in a
 dbm file keyed by file lists and runs tasks one by one, so batching the editions of a
@@ -53,7 +55,8 @@ class Stage:
     stages after it read of it (by default what it writes); ``environment``, a digest of the
     versions of the tools it runs with; ``needs`` names the stages whose outputs it reads, for
     the same edition when both run per edition, for every edition when it runs once; ``run``
-    does the work for the editions given and says what became of each.
+    does the work for the editions given and says what became of each; ``cached`` False makes
+    it run whenever it is asked for (a measurement), with no stamp.
     """
 
     name: str
@@ -65,6 +68,7 @@ class Stage:
     per_edition: bool = True
     made: Paths | None = None
     environment: Callable[[Project], str] = lambda project: ""  # the tools' versions it runs with
+    cached: bool = True  # False: never current, so it runs each time (a measurement of the machine)
 
     def made_digest(self, project: Project, edition: str) -> str:
         """The digest of what the stage made for ``edition``, as the stages after it read it."""
@@ -119,7 +123,9 @@ def digest(stage: Stage, edition: str, stages: dict[str, Stage], project: Projec
 
 
 def is_stale(stage: Stage, edition: str, stages: dict[str, Stage], project: Project) -> bool:
-    """Whether ``stage`` must run for ``edition``: no stamp, another digest, or an output missing."""
+    """Whether ``stage`` must run for ``edition``: not ``cached``, no stamp, another digest, or an output missing."""
+    if not stage.cached:
+        return True
     current = read_stamp(project, stage.task(edition)) == digest(stage, edition, stages, project)
     return not current or not all(path.exists() for path in stage.writes(project, edition))
 
@@ -179,6 +185,6 @@ def make(
         for edition, stage_digest in todo.items():
             outcome = results.get(edition, Outcome.FAILED)
             outcomes[stage.task(edition)] = outcome
-            if outcome is Outcome.DONE:
+            if outcome is Outcome.DONE and stage.cached:
                 write_stamp(project, stage.task(edition), stage_digest, stage.made_digest(project, edition))
     return Outcome.FAILED not in outcomes.values()

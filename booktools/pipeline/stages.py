@@ -9,16 +9,16 @@ stage          reads (besides its code and tools)         writes                
 ``site``       the configuration, bibliography,           ``_build/html/<lang>/`` but its     ``library``
                figures, ``d2l_lib/``, the edition's       ``slides/`` and ``pdf/``; its own
                folder ``chapters/<lang>/``                sitemap in its build folder
-``slides``     the configuration, the edition's          ``_build/html/<lang>/slides/``      --
-               notebooks and ``strings.yml``
+``slides``     the configuration, the edition's           ``_build/html/<lang>/slides/``:     --
+               notebooks and ``strings.yml``              every deck and their index
 ``pdf``        the configuration, and what ``site``       ``_build/html/<lang>/pdf/``         ``site``
                made for the edition
 ``root``       the configuration, every ``strings.yml``,  ``_build/html/index.html``,         ``site``,
                what the stages it needs made (the         ``preview.png``, ``sitemap.xml``,   ``slides``,
                editions' sitemaps among it)               ``robots.txt``                      ``pdf``
-``audit``      the configuration, what the stages it      ``_build/audit/html/table.md``      ``site``,
-               needs made (every edition's site, decks                                        ``slides``,
-               and PDFs, the root files)                                                      ``pdf``,
+``audit``      the configuration, what the stages it      ``_build/audit/html/table.md``;     ``site``,
+               needs made (every edition's site, decks    not cached: it measures each time   ``slides``,
+               and PDFs, the root files)                  it is asked                         ``pdf``,
                                                                                               ``root``
 =============  =========================================  ==================================  =============
 
@@ -41,8 +41,9 @@ without Chromium the PDFs, each said once: the site is then not current
 
 ``make book`` is the ``root`` and ``notebooks`` stages with every stage they need (:data:`MAKE_BOOK`): it
 writes the tracked derived files too (``d2l_lib/``, ``notebooks/``); ``make
-audit`` adds the audit, which runs again when anything the site is made of has changed since
-it last passed. A stage that runs once for the whole book has the edition ``all``
+audit`` adds the audit, which brings every stage it needs up to date and then measures, each
+time it is asked: Lighthouse's scores depend on the machine's load, so a pass leaves no stamp
+(``Stage.cached``). A stage that runs once for the whole book has the edition ``all``
 (``booktools.pipeline.graph.ONCE``): its stamp is ``_build/stamps/root.all``.
 """
 
@@ -75,6 +76,7 @@ from booktools.pipeline.tool_inputs import (
 )
 from booktools.programs import chromium
 from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
+from booktools.slides.decks import all_decks
 from booktools.sources.code_text import library_table_file
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.website import jupyter_book
@@ -112,6 +114,12 @@ def slides_inputs(project: Project, edition: str) -> list[Path]:
     page and framework) and its strings (the decks' titles); not its alt text or index page, which no deck shows."""
     pages = project.source_pages(edition)
     return [*module_files(project, *SLIDES_CODE), *_configuration(project), *pages, project.strings_file(edition)]
+
+
+def slides_writes(project: Project, edition: str) -> list[Path]:
+    """An edition's decks, one per notebook page and framework, and their index."""
+    folder = project.slides_dir(edition)
+    return [folder / "index.html", *(folder / f"{deck.name}.html" for deck in all_decks(project, [edition]))]
 
 
 def site_writes(project: Project, edition: str) -> list[Path]:
@@ -194,7 +202,7 @@ STAGES = (
         "slides",
         "each edition's lecture slides, with d2lbook and nbconvert",
         reads=slides_inputs,
-        writes=lambda project, edition: [project.slides_dir(edition) / "index.html"],
+        writes=slides_writes,
         run=build_slides,
         environment=_d2lbook,
     ),
@@ -226,6 +234,7 @@ STAGES = (
         needs=("site", "slides", "pdf", "root"),
         per_edition=False,
         environment=_browser(*AUDIT_CODE),
+        cached=False,
     ),
 )
 MAKE_BOOK = ("root", "notebooks")  # the stages make book brings up to date, with all they need

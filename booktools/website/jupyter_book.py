@@ -22,7 +22,8 @@ A build's problems are what Sphinx and Jupyter Book report, never a line that
 something else prints: the derived configuration is validated against Jupyter
 Book's schema, and an edition fails when ``jupyter-book build`` exits non-zero or
 Sphinx wrote a warning to ``_build/editions/<code>/warnings.txt``
-(``booktools.website.extension.warning_file``). Notes that imported libraries print on
+(``booktools.website.extension.warning_file``); a warning about a page of the copy names the
+page the author edits (``chapters/<code>/x.ipynb``, :func:`source_paths`). Notes that imported libraries print on
 some CPUs (TensorFlow's ``absl::InitializeLog()``) stay in the log and fail nothing.
 An edition that builds is copied to ``_build/html/<code>/``, in place of its last build
 but for its slides and PDFs, which other stages write there (``booktools.pipeline.stages``
@@ -54,6 +55,7 @@ from booktools.website.sphinx_settings import with_warning_file
 BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 WARNING_FILE = "warnings.txt"
+COPY_FOLDER = "src"  # the renderable copy of the sources, in an edition's build folder
 # When jupyter-book fails without a warning (a crash), this many lines of the end of its log say why.
 LOG_TAIL_LINES = 25
 
@@ -76,7 +78,8 @@ class EditionRun:
     command: list[str]
     log: Path
     warnings: Path
-    cwd: Path
+    cwd: Path  # the book's root
+    copy: Path  # the renderable copy of the sources (``_build/editions/<code>/src``)
 
 
 def jupyter_book_command() -> str:
@@ -126,13 +129,18 @@ def prepare_edition(
     # The API appendix (booktools.website.api_docs) is generated into each edition's copy, after the pages.
     toc_file.write_text(header + yaml.safe_dump(with_api_page(toc), sort_keys=False), encoding="utf-8")
     try:
-        source = write_edition_sources(project.chapters / edition.code, work / "src", project)
+        source = write_edition_sources(project.chapters / edition.code, work / COPY_FOLDER, project)
     except (*SOURCE_ERRORS, ConfigError) as error:
         log.write_text(f"ERROR: {error}\n", encoding="utf-8")
         return EditionResult(edition, 1, log, [f"ERROR: {error}"])
     command = [jupyter_book_command(), "build", str(source), "--path-output", str(work), "--config"]
     return EditionRun(
-        edition, [*command, str(config_file), "--toc", str(toc_file), *BUILD_FLAGS], log, warnings, project.root
+        edition,
+        [*command, str(config_file), "--toc", str(toc_file), *BUILD_FLAGS],
+        log,
+        warnings,
+        project.root,
+        work / COPY_FOLDER,
     )
 
 
@@ -142,7 +150,9 @@ def run_edition(prepared: EditionRun | EditionResult) -> EditionResult:
         return prepared
     with prepared.log.open("w", encoding="utf-8") as output:
         process = subprocess.run(prepared.command, cwd=prepared.cwd, stdout=output, stderr=subprocess.STDOUT)
-    problems = build_problems(process.returncode, prepared.warnings, prepared.log)
+    problems = source_paths(
+        build_problems(process.returncode, prepared.warnings, prepared.log), prepared.copy, prepared.cwd
+    )
     return EditionResult(prepared.edition, process.returncode, prepared.log, problems)
 
 
@@ -154,6 +164,21 @@ def build_problems(returncode: int, warnings: Path, log: Path) -> list[str]:
         tail = ANSI_ESCAPE.sub("", log.read_text(encoding="utf-8", errors="replace")).splitlines()[-LOG_TAIL_LINES:]
         problems = [f"jupyter-book build exited with {returncode} and reported no warning; the end of its log:", *tail]
     return problems
+
+
+def source_paths(lines: list[str], copy: Path, root: Path) -> list[str]:
+    """``lines`` with each path into the renderable copy ``copy`` (absolute, or from ``root``) written as the
+    source file it was made from, from ``root`` (``chapters/<code>/x.ipynb``); a file of the copy with no such
+    source (the generated API page) keeps its copy's path."""
+    prefixes = [f"{copy}{os.sep}"]  # the absolute path first: it holds the relative one
+    if copy.is_relative_to(root):
+        prefixes.append(f"{copy.relative_to(root).as_posix()}/")
+    pattern = re.compile("(?:" + "|".join(re.escape(prefix) for prefix in prefixes) + r")([^\s:]+)")
+
+    def source(match: re.Match[str]) -> str:
+        return match[1] if (root / match[1]).is_file() else match[0]
+
+    return [pattern.sub(source, line) for line in lines]
 
 
 def built_html(project: Project, code: str) -> Path:

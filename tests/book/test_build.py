@@ -482,6 +482,25 @@ def test_a_crash_without_a_warning_fails_with_the_end_of_the_log(tmp_path: Path)
     assert jupyter_book.build_problems(1, warnings, log) == ["page.md:3: WARNING: undefined label"]
 
 
+def test_a_warning_names_the_source_page_the_author_edits_not_the_build_s_copy(tmp_path: Path):
+    root = tmp_path / "book"
+    (root / "chapters" / "en").mkdir(parents=True)
+    (root / "chapters" / "en" / "page.ipynb").write_text("{}")
+    copy = root / "_build" / "editions" / "en" / build.COPY_FOLDER
+    lines = [
+        f"{copy}/chapters/en/page.ipynb:3: WARNING: undefined label: 'sec_x'",
+        "_build/editions/en/src/chapters/en/page.ipynb: WARNING: document isn't included in any toctree",
+        f"{copy}/chapters/en/api.md:1: WARNING: a page made by the build, with no source",
+        "WARNING: no path at all",
+    ]
+    assert build.source_paths(lines, copy, root) == [
+        "chapters/en/page.ipynb:3: WARNING: undefined label: 'sec_x'",
+        "chapters/en/page.ipynb: WARNING: document isn't included in any toctree",
+        f"{copy}/chapters/en/api.md:1: WARNING: a page made by the build, with no source",
+        "WARNING: no path at all",
+    ]
+
+
 def test_editions_are_prepared_in_one_thread_before_any_runs(synthetic_book: Path, monkeypatch):
     """Sources are written on the main thread: the Markdown parser's URL cache (mdurl) is not thread-safe."""
     events: list[tuple[str, str, bool]] = []

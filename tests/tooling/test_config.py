@@ -244,3 +244,17 @@ def test_build_inputs_name_the_settings_the_sources_and_the_shared_folders(proje
     read += project.shared_folders()
     assert {project.relative(path) for path in read} <= set(BUILD_INPUTS)
     assert project.build_inputs() == [project.root / name for name in BUILD_INPUTS], "the checkout has them all"
+
+
+def test_the_config_header_points_at_the_functions_that_derive_an_edition() -> None:
+    """``_config.yml``'s header names the functions that hold what an edition changes, rather than a list of keys."""
+    project = Project.here()
+    header = []
+    for line in project.config_file.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        header.append(line)
+    text = " ".join(header)
+    assert "booktools/website/editions.py" in text
+    for name in ("edition_config", "edition_toc"):
+        assert f"`{name}`" in text and callable(getattr(edition_settings, name)), name

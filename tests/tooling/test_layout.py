@@ -92,6 +92,47 @@ def test_every_makefile_target_that_runs_booktools_calls_a_verb() -> None:
     assert {verb for _, verb in calls} <= verbs, sorted({verb for _, verb in calls} - verbs)
 
 
+def _prerequisites(makefile: str, target: str) -> list[str]:
+    return re.search(rf"^{re.escape(target)}:(.*)$", makefile, re.MULTILINE).group(1).split()  # type: ignore[union-attr]
+
+
+def test_targets_that_only_edit_or_check_files_need_the_python_environment_alone() -> None:
+    """make new-page, lib, notebooks and the checks run booktools on files: no npm ci (setup), no kernel."""
+    makefile = (PROJECT.root / "Makefile").read_text(encoding="utf-8")
+    for target in ("new-page", "lib", "notebooks", "check", "check-lib", "check-notebooks", "check-translations"):
+        assert _prerequisites(makefile, target) == ["$(STAMP)"], target
+    assert _prerequisites(makefile, "lab") == ["$(KERNEL_STAMP)"]  # JupyterLab runs the book's kernel
+    for target in ("book", "audit", "pdf", "slides", "test-setup"):
+        assert "setup" in _prerequisites(makefile, target), target
+
+
+@pytest.mark.parametrize("verb", ["lib", "book", "check"])
+def test_a_verb_s_command_line_imports_no_other_verb_s_package(verb: str) -> None:
+    """Each verb's options are defined when it runs, so ``lib --help`` imports neither the audit nor the version
+    matrix (their options read their packages), and ``audit --help`` does."""
+    probe = (
+        "import sys\n"
+        "from booktools.__main__ import parse\n"
+        "try:\n    parse(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "print(sorted({m for m in sys.modules if m.startswith(('booktools.checks.', 'booktools.pipeline'))}))"
+    )
+
+    def imported(*argv: str) -> str:
+        command = [sys.executable, "-c", probe, *argv]
+        return subprocess.run(command, cwd=PROJECT.root, capture_output=True, text=True, check=True).stdout
+
+    assert imported(verb, "--help").strip().splitlines()[-1] == "[]"
+    assert "booktools.checks.audit.options" in imported("audit", "--help")
+    assert "booktools.checks.version_matrix" in imported("versions", "--help")
+
+
+def test_the_verb_of_a_command_line_is_found_before_any_option_is_defined() -> None:
+    assert entry.chosen_verb(["--root", "/x", "new-page", "p", "--title", "T"]) == "new-page"
+    assert entry.chosen_verb(["lib", "--help"]) == "lib"
+    assert entry.chosen_verb(["--help"]) is None and entry.chosen_verb([]) is None
+    assert entry.parse(["audit", "--fail-under", "50"]).fail_under == 50
+
+
 def test_help_lists_every_verb_with_its_one_line() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "booktools", "--help"], cwd=PROJECT.root, capture_output=True, text=True, check=True

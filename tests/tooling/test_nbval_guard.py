@@ -1,8 +1,11 @@
-"""booktools.checks.nbval_plugin replaces nbval's IPyNbCell.compare_outputs: it does so in this run, and it
-stops the run with a clear message, rather than silently comparing no figure, when nbval changes."""
+"""booktools.checks.nbval_plugin replaces nbval's IPyNbCell.compare_outputs: in a run that collects the
+notebooks (``notebooks/conftest.py``) and in no other, and it stops the run with a clear message, rather than
+silently comparing no figure, when nbval changes."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -10,10 +13,28 @@ from nbval.plugin import IPyNbCell
 
 from booktools.checks import nbval_plugin
 from booktools.checks.nbval_plugin import NbvalChanged, original_compare_outputs
+from booktools.project import Project
+
+PROJECT = Project.here()
+# pytest collects the paths given, then says whether nbval's comparison is the book's.
+PROBE = """
+import sys, pytest
+from nbval.plugin import IPyNbCell
+status = pytest.main(["-q", "-p", "no:cacheprovider", "--collect-only", "--nbval", *sys.argv[1:]])
+print("status", int(status), "installed", bool(getattr(IPyNbCell.compare_outputs, {mark!r}, False)))
+"""
 
 
-def test_the_figure_comparison_is_installed_in_this_run() -> None:
-    assert getattr(IPyNbCell.compare_outputs, nbval_plugin.MARK, False)
+def _installed_when_collecting(*paths: str) -> str:
+    command = [sys.executable, "-c", PROBE.format(mark=nbval_plugin.MARK), *paths]
+    result = subprocess.run(command, cwd=PROJECT.root, capture_output=True, text=True, timeout=300, check=False)
+    return result.stdout.strip().splitlines()[-1] if result.stdout.strip() else result.stderr[-2000:]
+
+
+def test_the_figure_comparison_is_installed_where_the_notebooks_replay_and_nowhere_else() -> None:
+    notebook = PROJECT.relative(sorted(PROJECT.notebooks_dir.glob("en/*/*.ipynb"))[0])
+    assert _installed_when_collecting(notebook) == "status 0 installed True"
+    assert _installed_when_collecting("tests/tooling/test_nbval_numbers.py") == "status 0 installed False"
 
 
 def test_nbvals_own_method_has_the_expected_signature() -> None:

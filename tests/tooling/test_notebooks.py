@@ -132,13 +132,23 @@ def test_nbval_runs_strict_on_the_derived_notebooks_in_the_book_kernel():
     makefile = (PROJECT.root / "Makefile").read_text()
     for text in (config["addopts"], makefile):
         assert "--nbval-lax" not in text and "--nbval-sanitize-with" not in text
-    assert "booktools.checks.nbval_plugin" in config["addopts"]
+    # the book's comparison is loaded where the notebooks are collected, not by every pytest run
+    assert "booktools" not in config["addopts"]
+    conftest = (PROJECT.notebooks_dir / "conftest.py").read_text(encoding="utf-8")
+    assert "from booktools.checks.nbval_plugin import pytest_configure" in conftest
     assert "notebooks" in config["testpaths"] and "chapters" not in config["testpaths"]
     assert re.search(r"^KERNEL := (\S+)$", makefile, re.MULTILINE).group(1) == KERNEL_NAME
     pytest_recipe = makefile.split("\npytest:", 1)[1].split("\n\n", 1)[0]
     assert "--nbval " in pytest_recipe and "--nbval-kernel-name $(KERNEL)" in pytest_recipe
-    # `make setup` installs the kernel (the verb `kernel`), again whenever its spec changes
-    setup_recipe = makefile.split("$(STAMP):", 1)[1].split("\n\n", 1)[0]
-    assert re.search(r"^\t\$\(PY\) -m booktools kernel$", setup_recipe, re.MULTILINE), setup_recipe
-    assert PROJECT.relative(Path(kernel.__file__)) in setup_recipe.splitlines()[0].split(), setup_recipe
+    # `make setup` installs the kernel (the verb `kernel`) in a rule of its own, again whenever its spec
+    # changes, without remaking the environment
+    assert re.search(r"^KERNEL_SPEC := (\S+)$", makefile, re.MULTILINE).group(1) == PROJECT.relative(
+        Path(kernel.__file__)
+    )
+    kernel_rule = makefile.split("\n$(KERNEL_STAMP):", 1)[1].split("\n\n", 1)[0]
+    assert re.search(r"^\t\$\(PY\) -m booktools kernel$", kernel_rule, re.MULTILINE), kernel_rule
+    assert "$(KERNEL_SPEC)" in kernel_rule.splitlines()[0].split(), kernel_rule
+    environment_rule = makefile.split("\n$(STAMP):", 1)[1].split("\n\n", 1)[0]
+    assert "kernel" not in environment_rule, environment_rule
+    assert "$(KERNEL_STAMP)" in makefile.split("\nsetup:", 1)[1].split("\n", 1)[0].split()
     assert "kernel" in {verb.name for verb in VERBS}

@@ -20,6 +20,7 @@ from booktools.pipeline import stages
 from booktools.pipeline.graph import ONCE, Outcome, Stage, make, ordered, stale_tasks
 from booktools.pipeline.stamps import files_digest, read_stamp
 from booktools.project import Project
+from booktools.sources.frameworks import FRAMEWORKS
 
 PROJECT = Project.here()
 PAGE = "preliminaries.ipynb"
@@ -58,14 +59,28 @@ def every_task(project: Project) -> set[str]:
     return {stage.task(edition) for stage in recorded([]) for edition in stage.editions(project)}
 
 
-def test_the_first_build_runs_every_stage_and_the_second_none(book_copy: Project) -> None:
+def test_the_first_build_runs_every_stage_and_the_second_only_the_audit(book_copy: Project) -> None:
     ran: list[str] = []
     assert make(book_copy, recorded(ran), report=lambda line: None)
     assert set(ran) == every_task(book_copy)
-    assert stale_tasks(book_copy, recorded([])) == []
+    assert stale_tasks(book_copy, recorded([])) == [f"audit.{ONCE}"]
     ran.clear()
     assert make(book_copy, recorded(ran), report=lambda line: None)
-    assert ran == []
+    assert ran == [f"audit.{ONCE}"]  # a measurement: taken each time it is asked, and never stamped
+    assert read_stamp(book_copy, f"audit.{ONCE}") == ""
+
+
+def test_the_audit_measures_each_time_it_is_asked_after_the_stages_it_needs(book_copy: Project) -> None:
+    assert make(book_copy, recorded([]), report=lambda line: None)
+    page = book_copy.edition_dir("ko") / PAGE
+    page.write_text(page.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    ran: list[str] = []
+    assert make(book_copy, recorded(ran), report=lambda line: None)
+    assert ran[-1] == f"audit.{ONCE}" and {"site.ko", "slides.ko", "pdf.ko", f"root.{ONCE}"} <= set(ran)
+    page.write_text(page.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    ran.clear()
+    assert not make(book_copy, recorded(ran, fail=frozenset({"site.ko"})), report=lambda line: None)
+    assert f"audit.{ONCE}" not in ran  # no measurement of a site that is not current
 
 
 def test_a_change_to_one_page_of_one_edition_rebuilds_that_edition_only(book_copy: Project) -> None:
@@ -100,7 +115,7 @@ def test_a_change_to_a_check_or_a_server_rebuilds_nothing(book_copy: Project) ->
             file.write("# a change\n")
     ran: list[str] = []
     assert make(book_copy, recorded(ran), report=lambda line: None)
-    assert ran == []
+    assert ran == [f"audit.{ONCE}"]  # the audit measures whenever asked; no stage of the book runs
 
 
 def test_another_release_of_a_stage_s_tools_runs_that_stage_again(book_copy: Project) -> None:
@@ -111,7 +126,8 @@ def test_another_release_of_a_stage_s_tools_runs_that_stage_again(book_copy: Pro
         for stage in recorded(ran)
     ]
     assert make(book_copy, upgraded, report=lambda line: None)
-    assert sorted(ran) == sorted(f"slides.{code}" for code in book_copy.editions())  # and made the same decks
+    # it made the same decks: nothing after it runs but the audit, which measures whenever asked
+    assert sorted(ran) == sorted([f"audit.{ONCE}", *(f"slides.{code}" for code in book_copy.editions())])
 
 
 def test_a_missing_output_makes_its_stage_run_again(book_copy: Project) -> None:
@@ -119,7 +135,22 @@ def test_a_missing_output_makes_its_stage_run_again(book_copy: Project) -> None:
     (book_copy.slides_dir("ko") / "index.html").unlink()
     ran: list[str] = []
     assert make(book_copy, recorded(ran), report=lambda line: None)
-    assert ran == ["slides.ko"]  # it made what it made before: nothing after it runs
+    assert ran == ["slides.ko", f"audit.{ONCE}"]  # it made what it made before: nothing after it runs but the audit
+
+
+def test_every_deck_is_an_output_of_the_slides_and_read_by_what_needs_them(book_copy: Project) -> None:
+    assert make(book_copy, recorded([]), report=lambda line: None)
+    writes = stages.slides_writes(book_copy, "ko")
+    assert len(writes) == 1 + len(book_copy.source_pages("ko")) * len(FRAMEWORKS)
+    deck = next(path for path in writes if path.name != "index.html")
+    deck.unlink()
+    ran: list[str] = []
+    assert make(book_copy, recorded(ran), report=lambda line: None)
+    assert ran == ["slides.ko", f"audit.{ONCE}"]
+    slides = next(stage for stage in stages.STAGES if stage.name == "slides")
+    made = slides.made_digest(book_copy, "ko")
+    deck.write_text("another deck\n", encoding="utf-8")
+    assert slides.made_digest(book_copy, "ko") != made  # what root and the audit read of the decks is every deck
 
 
 def test_a_failed_stage_is_not_stamped_and_what_needs_it_does_not_run(book_copy: Project) -> None:

@@ -1,6 +1,6 @@
 """``make audit``: Lighthouse on every page of every edition, mobile and desktop, as one table.
 
-The package's map (it imports nothing: the command line reads ``options`` for every verb).
+The package's map (it imports nothing: the command line reads ``options`` when the verb is ``audit``).
 
 - ``options``: the audit's options and its bar (``LIGHTHOUSE_BAR``), light enough for ``--help``.
 - ``site_audit``: every page of the built site audited, one after the other; the table, and the scores under the bar.

@@ -1,5 +1,5 @@
 """The options of ``python -m booktools audit`` and the bar, without the audit's imports (the command line reads
-them for every verb, so this module imports nothing heavy).
+them for ``audit`` and ``--help`` of it, so this module imports nothing heavy).
 """
 
 from __future__ import annotations

@@ -15,8 +15,9 @@ contentful paint, total blocking time, cumulative layout shift, speed index and
 the bytes transferred. This module audits the site as it is; ``python -m booktools audit``
 first brings ``_build/html`` up to date through ``booktools.pipeline.stages``, whose stages
 re-run when the digest of what they read has changed, and with every option at its default
-the audit is itself that pipeline's ``audit`` stage, run again only when the site changed
-(``--site`` audits another folder as it is, and builds nothing). Under the table are the
+the audit is itself that pipeline's ``audit`` stage, which measures every time it is asked
+(scores depend on the machine's load, so a pass is not kept as current); ``--site`` audits
+another folder as it is, and builds nothing. Under the table are the
 audits that cost a category under ``--fail-under`` its points, and the Lighthouse reports
 stay in ``_build/audit/``. The exit status is 1 when a score is under ``--fail-under``
 (95 unless told).

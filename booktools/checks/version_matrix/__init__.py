@@ -19,8 +19,7 @@ framework alone: no other framework and not ``booktools`` (whose dependencies ar
 toolchain's, not the library's): the shared suite directly in ``tests/library/``, for this
 framework only (``--framework``), and the framework's own folder beside it. So pytest runs
 with ``--confcutdir tests/library``, which leaves out ``tests/conftest.py`` (it imports
-``booktools`` and ``nbformat``), and with the ``addopts`` of ``pyproject.toml`` less its
-``booktools`` plugins (``-p booktools.<plugin>``).
+``booktools`` and ``nbformat``); ``pyproject.toml``'s ``addopts`` load no plugin of ``booktools``.
 
 An environment is made once; a stamp in it (``STAMP``) records what it was made from. When
 only the library changed, the library alone is reinstalled; when the requirements or the
@@ -49,7 +48,6 @@ from booktools.checks.version_matrix.plan import (
     environments,
     library_key,
     lower_bound_pins,
-    pytest_addopts,
     read_stamp,
     summary_counts,
     test_paths,
@@ -70,7 +68,6 @@ __all__ = [
     "environments",
     "library_key",
     "lower_bound_pins",
-    "pytest_addopts",
     "pytest_command",
     "read_stamp",
     "run",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shlex
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -91,24 +90,6 @@ def test_tools(requirements: str) -> list[str]:
     if missing:
         raise ValueError(f"requirements.txt pins no {', '.join(missing)}")
     return [pins[tool] for tool in TEST_TOOLS]
-
-
-def pytest_addopts(pyproject: dict[str, Any]) -> str:
-    """Return ``pyproject.toml``'s pytest ``addopts`` less the plugins of ``booktools``.
-
-    The plugins (``-p booktools.<plugin>``) need the toolchain, not the library.
-    """
-    words = shlex.split(pyproject["tool"]["pytest"]["ini_options"].get("addopts", ""))
-    kept: list[str] = []
-    skip = False
-    for index, word in enumerate(words):
-        if skip:
-            skip = False
-        elif word == "-p" and index + 1 < len(words) and words[index + 1].startswith("booktools."):
-            skip = True
-        elif not word.startswith("-pbooktools."):
-            kept.append(word)
-    return shlex.join(kept)
 
 
 def test_paths(framework: str, project: Project) -> list[Path]:

@@ -23,17 +23,11 @@ from booktools.checks.version_matrix.plan import (
     environment_key,
     environments,
     library_key,
-    pytest_addopts,
     read_stamp,
     summary_counts,
     test_paths,
 )
 from booktools.project import Project
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # the tooling runs on 3.11 (README.md); mypy checks this file as 3.10 (pyproject.toml)
-    import tomli as tomllib  # type: ignore[import-not-found]
 
 # What a wheel of d2l_lib holds besides code: the data of pyproject.toml's package-data.
 LIBRARY_SUFFIXES = (".py", ".json")
@@ -132,8 +126,11 @@ def _installed(env: Environment) -> dict[str, str]:
     return found
 
 
-def pytest_command(env: Environment, addopts: str) -> list[str]:
-    """The pytest command of ``env``: its framework's modules, the shared ones for that framework only."""
+def pytest_command(env: Environment) -> list[str]:
+    """The pytest command of ``env``: its framework's modules, the shared ones for that framework only.
+
+    pytest reads ``pyproject.toml``'s options as they are: they load no plugin of ``booktools`` (nbval's
+    is loaded by ``notebooks/conftest.py``), which the environment does not have."""
     return [
         str(env.bin_python),
         "-m",
@@ -141,8 +138,6 @@ def pytest_command(env: Environment, addopts: str) -> list[str]:
         "-q",
         "-p",
         "no:cacheprovider",
-        "-o",
-        f"addopts={addopts}",
         "--rootdir",
         str(env.project.root),
         "--confcutdir",
@@ -153,13 +148,13 @@ def pytest_command(env: Environment, addopts: str) -> list[str]:
     ]
 
 
-def _pytest(env: Environment, addopts: str) -> tuple[int, str]:
+def _pytest(env: Environment) -> tuple[int, str]:
     """Run the framework's tests in ``env``; echo pytest's output, return its exit status and last line.
 
     pytest runs in the environment's folder, so that neither it nor the tests' subprocesses
     import ``d2l_lib`` from the working tree instead of the installed one.
     """
-    command = pytest_command(env, addopts)
+    command = pytest_command(env)
     print("$", shlex.join(command), flush=True)
     last = ""
     with subprocess.Popen(command, cwd=env.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
@@ -207,8 +202,6 @@ def run(
     python: str = sys.executable,
 ) -> int:
     """``python -m booktools versions``: make, test and report every environment; 1 if any failed."""
-    pyproject = tomllib.loads((project.root / "pyproject.toml").read_text(encoding="utf-8"))
-    addopts = pytest_addopts(pyproject)
     python_version = subprocess.run(
         [python, "-c", "import sys; print(sys.version)"], capture_output=True, text=True, check=True
     ).stdout.strip()
@@ -225,7 +218,7 @@ def run(
             _prepare(env, library, staging, recreate)
             outcome.versions = _installed(env)
             print(f"[{env.name}] installed: {json.dumps(outcome.versions)}", flush=True)
-            code, outcome.summary = _pytest(env, addopts)
+            code, outcome.summary = _pytest(env)
             outcome.counts = summary_counts(outcome.summary)
             if code != 0:
                 outcome.error = f"pytest exit status {code}"
