@@ -486,14 +486,14 @@ def test_a_warning_names_the_source_page_the_author_edits_not_the_build_s_copy(t
     root = tmp_path / "book"
     (root / "chapters" / "en").mkdir(parents=True)
     (root / "chapters" / "en" / "page.ipynb").write_text("{}")
-    copy = root / "_build" / "editions" / "en" / build.COPY_FOLDER
+    copy = root / "_build" / "editions" / "en" / jupyter_book.COPY_FOLDER
     lines = [
         f"{copy}/chapters/en/page.ipynb:3: WARNING: undefined label: 'sec_x'",
         "_build/editions/en/src/chapters/en/page.ipynb: WARNING: document isn't included in any toctree",
         f"{copy}/chapters/en/api.md:1: WARNING: a page made by the build, with no source",
         "WARNING: no path at all",
     ]
-    assert build.source_paths(lines, copy, root) == [
+    assert jupyter_book.source_paths(lines, copy, root) == [
         "chapters/en/page.ipynb:3: WARNING: undefined label: 'sec_x'",
         "chapters/en/page.ipynb: WARNING: document isn't included in any toctree",
         f"{copy}/chapters/en/api.md:1: WARNING: a page made by the build, with no source",
