@@ -6,7 +6,7 @@ The top modules and the packages, one concern each (every module, the data flow 
 ``docs/architecture.md``; each package's own ``__init__`` lists its modules):
 
 - ``__main__``: the command line, its verbs and the function each verb runs.
-- ``upstream``: every coupling to another tool's insides, the release it was written for, and its guard
+- ``upstream/``: every coupling to another tool's insides, the release it was written for, and its guard
   (the lowest layer: it imports only the standard library).
 - ``project``: every path of the book, and ``_config.yml`` and ``_toc.yml`` as read.
 - ``programs``: where the external programs the build runs are (the pinned npm packages, Chromium).

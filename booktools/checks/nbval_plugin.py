@@ -48,7 +48,7 @@ from matplotlib.testing.exceptions import ImageComparisonFailure
 
 from booktools.checks import nbval_numbers
 from booktools.project import Project
-from booktools.upstream import UpstreamChanged, installed_release, problem, require_releases, tool
+from booktools.upstream.guard import UpstreamChanged, installed_release, problem, require_releases, tool
 
 # The largest root-mean-square difference of two figures' pixels (0-255) that still counts as the same figure.
 MAX_PIXEL_RMS = 2.0

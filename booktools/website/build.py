@@ -50,7 +50,7 @@ import yaml
 from booktools.configuration.config_file import Edition
 from booktools.configuration.schema import ConfigError
 from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
-from booktools.upstream import installed_problems
+from booktools.upstream.guard import installed_problems
 from booktools.website.api_docs import with_api_page
 from booktools.website.editions import BuildError, edition_config
 from booktools.website.pages import SOURCE_ERRORS, write_edition_sources

@@ -29,7 +29,8 @@ def test_a_missing_method_stops_the_run_with_a_clear_message() -> None:
         pass
 
     with pytest.raises(
-        NbvalChanged, match=r"its Cell has no method compare_outputs, not nbval 0\.11\.0's .*booktools/upstream\.py"
+        NbvalChanged,
+        match=r"its Cell has no method compare_outputs, not nbval 0\.11\.0's .*booktools/upstream/tools\.py",
     ):
         original_compare_outputs(Cell)
 

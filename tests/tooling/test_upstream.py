@@ -1,7 +1,7 @@
 """The releases booktools' couplings to other tools' insides were written for (``booktools.upstream``), and its guards.
 
 A wrong release is faked by a ``.dist-info`` folder put first on the path (a fresh
-interpreter then finds that release installed), or by replacing ``booktools.upstream.version``.
+interpreter then finds that release installed), or by replacing ``booktools.upstream.guard.version``.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from packaging.utils import canonicalize_name
 from sphinx.errors import ExtensionError
 
 import booktools.website.extension
-from booktools import upstream
 from booktools.checks import nbval_plugin
 from booktools.configuration.config_file import Edition
 from booktools.project import Project
+from booktools.upstream import guard, tools
 from booktools.website import build
 from booktools.website.extension import upstream_check
 
@@ -40,7 +40,7 @@ TEMPLATES = BOOKTOOLS / "website" / "extension" / "templates"
 COPYBUTTON_0_6 = (
     "sphinx-copybutton is 0.6.0, but booktools was written against 0.5.2: check "
     "booktools/website/extension/loading.py (its scripts' file names, loaded on demand), then change the release "
-    "in booktools/upstream.py and the pin in requirements.txt together"
+    "in booktools/upstream/tools.py and the pin in requirements.txt together"
 )
 
 
@@ -52,7 +52,7 @@ def pins(requirements: str) -> dict[str, str]:
 
 def as_written(**changed: str) -> dict[str, str]:
     """Every tool at the release it was written for, but those ``changed`` (distribution with ``_`` for ``-``)."""
-    written = {tool.distribution: tool.release for tool in upstream.UPSTREAM}
+    written = {tool.distribution: tool.release for tool in tools.UPSTREAM}
     return written | {name.replace("_", "-"): release for name, release in changed.items()}
 
 
@@ -61,29 +61,31 @@ def faked_version(distribution: str, release: str) -> Any:
     return lambda name: release if name == distribution else version(name)
 
 
-@pytest.mark.parametrize("tool", upstream.UPSTREAM, ids=lambda tool: tool.distribution)
+@pytest.mark.parametrize("tool", tools.UPSTREAM, ids=lambda tool: tool.distribution)
 def test_requirements_pin_and_the_environment_hold_the_release_each_coupling_was_written_for(tool) -> None:
     pinned = pins(tool.requirements).get(tool.distribution)
-    assert pinned == tool.release, f"{tool.requirements} pins {tool.distribution} {pinned}; upstream.py: {tool.release}"
-    if tool.requirements == upstream.REQUIREMENTS:
+    assert pinned == tool.release, (
+        f"{tool.requirements} pins {tool.distribution} {pinned}; upstream/tools.py: {tool.release}"
+    )
+    if tool.requirements == tools.REQUIREMENTS:
         assert version(tool.distribution) == tool.release
-    assert upstream.installed_problems() == []
+    assert guard.installed_problems() == []
 
 
 def test_a_patch_release_of_the_same_series_builds() -> None:
-    assert upstream.problems(as_written(pydata_sphinx_theme="0.17.9")) == []
+    assert guard.problems(as_written(pydata_sphinx_theme="0.17.9")) == []
 
 
 def test_another_series_stops_the_build_naming_the_tool_the_releases_and_the_places() -> None:
-    (problem,) = upstream.problems(as_written(sphinx_book_theme="1.4.0"))
+    (problem,) = guard.problems(as_written(sphinx_book_theme="1.4.0"))
     assert "sphinx-book-theme is 1.4.0" in problem and "1.3.0" in problem and "author.html" in problem
-    (missing,) = upstream.problems({tool.distribution: tool.release for tool in upstream.UPSTREAM[1:]})
+    (missing,) = guard.problems({tool.distribution: tool.release for tool in tools.UPSTREAM[1:]})
     assert "pydata-sphinx-theme is not installed" in missing
-    assert upstream.problems(as_written(sphinx_copybutton="0.6.0")) == [COPYBUTTON_0_6]
+    assert guard.problems(as_written(sphinx_copybutton="0.6.0")) == [COPYBUTTON_0_6]
 
 
 def test_the_environment_s_tools_are_those_its_requirements_pin() -> None:
-    tools = upstream.environment_tools()
+    tools = guard.environment_tools()
     assert "d2lbook" not in {tool.distribution for tool in tools}, "d2lbook lives in .venv-d2lbook"
     assert {"nbval", "myst-parser", "sphinx_external_toc"} <= {tool.distribution for tool in tools}
 
@@ -91,7 +93,7 @@ def test_the_environment_s_tools_are_those_its_requirements_pin() -> None:
 def test_a_wrong_release_fails_the_site_build_before_any_edition_starts(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(upstream, "version", faked_version("sphinx-copybutton", "0.6.0"))
+    monkeypatch.setattr(guard, "version", faked_version("sphinx-copybutton", "0.6.0"))
     started = mock.Mock(side_effect=AssertionError("an edition was started"))
     monkeypatch.setattr(build, "prepare_edition", started)
     monkeypatch.setattr(build, "run_edition", started)
@@ -140,7 +142,7 @@ def test_the_release_check_is_the_first_config_inited_handler() -> None:
 
 
 def test_the_config_inited_check_stops_sphinx_naming_the_places(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(upstream, "version", faked_version("sphinx-copybutton", "0.6.0"))
+    monkeypatch.setattr(guard, "version", faked_version("sphinx-copybutton", "0.6.0"))
     config = SimpleNamespace(html_context={})
     with pytest.raises(ExtensionError, match=re.escape(COPYBUTTON_0_6)):
         upstream_check.check_upstream(mock.Mock(), config)  # type: ignore[arg-type]
@@ -153,13 +155,13 @@ def test_the_config_inited_check_stops_sphinx_naming_the_places(monkeypatch: pyt
 def test_the_nbval_plugin_refuses_another_series_of_nbval_in_the_registry_s_words(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(upstream, "version", faked_version("nbval", "0.12.0"))
+    monkeypatch.setattr(guard, "version", faked_version("nbval", "0.12.0"))
     with pytest.raises(pytest.UsageError) as refused:
         nbval_plugin.pytest_configure(pytest.Config.__new__(pytest.Config))
     assert str(refused.value) == (
         "nbval is 0.12.0, but booktools was written against 0.11.0: check booktools/checks/nbval_plugin.py "
         "(nbval.plugin.IPyNbCell.compare_outputs replaced, its signature and the cell's attributes), then change "
-        "the release in booktools/upstream.py and the pin in requirements.txt together"
+        "the release in booktools/upstream/tools.py and the pin in requirements.txt together"
     )
 
 
@@ -174,7 +176,7 @@ def test_the_theme_s_asset_digest_is_read_from_its_own_template_not_copied(tmp_p
         upstream_check.theme_asset_digest(two)
 
 
-# Completeness: every coupling of booktools/ is a place of its tool (the rule: booktools/upstream.py's docstring).
+# Completeness: every coupling of booktools/ is a place of its tool (the rule: booktools/upstream/tools.py's docstring).
 THEME_TEMPLATES = {  # each theme's own templates, nearest first (sphinx-book-theme extends pydata-sphinx-theme)
     "sphinx-book-theme": Path(sphinx_book_theme.__file__).parent / "theme" / "sphinx_book_theme",
     "pydata-sphinx-theme": Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme",
@@ -203,13 +205,13 @@ def third_party(module: str) -> bool:
 
 
 def registered(distribution: str) -> bool:
-    return canonicalize_name(distribution) in {canonicalize_name(tool.distribution) for tool in upstream.UPSTREAM}
+    return canonicalize_name(distribution) in {canonicalize_name(tool.distribution) for tool in tools.UPSTREAM}
 
 
 @functools.cache
 def distribution_of(module: str) -> str:
     """The distribution that installs ``module`` (in a namespace package, the one holding its folder)."""
-    for tool in upstream.UPSTREAM:
+    for tool in tools.UPSTREAM:
         if any(module == name or module.startswith(f"{name}.") for name in tool.modules):
             return tool.distribution
     top, *rest = module.split(".")
@@ -246,7 +248,7 @@ def couplings(source: str) -> set[tuple[str, str]]:
     def used(module: str, name: str | None) -> None:
         what = f"{module}.{name}" if name else module
         distribution = distribution_of(what)  # "from sphinxcontrib import katex": sphinxcontrib-katex
-        public = name is not None and name in upstream.PUBLIC_API.get(module, ())
+        public = name is not None and name in tools.PUBLIC_API.get(module, ())
         private = any(is_private(part) for part in what.split("."))
         if private or ((registered(distribution) or in_ecosystem(distribution)) and not public):
             found.add((distribution, what))
@@ -301,10 +303,10 @@ def overridden_theme(template: Path) -> str | None:
 
 
 def unlisted(path: str, distribution: str) -> str | None:
-    tools = {canonicalize_name(tool.distribution): tool for tool in upstream.UPSTREAM}
-    tool = tools.get(canonicalize_name(distribution))
+    by_name = {canonicalize_name(tool.distribution): tool for tool in tools.UPSTREAM}
+    tool = by_name.get(canonicalize_name(distribution))
     if tool is None:
-        return f"{distribution} is not in upstream.UPSTREAM"
+        return f"{distribution} is not in tools.UPSTREAM"
     if path not in {place.path for place in tool.places}:
         return f"{distribution}'s places do not list {path}"
     return None
@@ -313,7 +315,7 @@ def unlisted(path: str, distribution: str) -> str | None:
 def modules() -> list[tuple[str, Path]]:
     """Every module of booktools but the registry itself, with its path under ``booktools/``."""
     found = [(module.relative_to(BOOKTOOLS).as_posix(), module) for module in sorted(BOOKTOOLS.rglob("*.py"))]
-    return [(path, module) for path, module in found if path != "upstream.py" and "__pycache__" not in path]
+    return [(path, module) for path, module in found if path != "upstream/tools.py" and "__pycache__" not in path]
 
 
 def test_every_module_s_coupling_is_a_place_of_its_tool() -> None:
@@ -350,7 +352,7 @@ def priorities(source: str) -> set[int]:
 
 
 def test_every_handler_priority_is_ordered_among_the_book_s_own_or_a_place_of_the_tool_it_is_ordered_around() -> None:
-    placed = {(place.path, what) for tool in upstream.UPSTREAM for place in tool.places for what in [place.what]}
+    placed = {(place.path, what) for tool in tools.UPSTREAM for place in tool.places for what in [place.what]}
     faults = []
     for path, module in modules():
         for priority in sorted(priorities(module.read_text(encoding="utf-8"))):
@@ -383,7 +385,7 @@ def test_every_template_that_overrides_a_theme_s_is_a_place_of_that_theme() -> N
 def test_every_place_exists() -> None:
     missing = [
         f"{tool.distribution}: {place.path}"
-        for tool in upstream.UPSTREAM
+        for tool in tools.UPSTREAM
         for place in tool.places
         if not (BOOKTOOLS / place.path).is_file()
     ]

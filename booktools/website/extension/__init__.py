@@ -35,7 +35,7 @@ It then
   (``search-button-field.html``, ``theme-switcher.html``; each says why).
 
 Importing the package first checks the releases of the tools whose insides its modules
-import (``booktools.upstream.require_releases``): on another series it stops there, with
+import (``booktools.upstream.guard.require_releases``): on another series it stops there, with
 the tools, their releases and the places to check.
 
 Its modules, one job each:
@@ -74,7 +74,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from booktools.upstream import require_releases
+from booktools.upstream.guard import require_releases
 
 # Before the modules below import the tools' insides: on a release of another series, the
 # import stops here with the places to check (booktools.upstream), not inside one of them.

@@ -19,7 +19,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
-from booktools.upstream import installed_problems
+from booktools.upstream.guard import installed_problems
 
 # Below every other config-inited handler's priority (the book's lowest is 0; Sphinx's default, 500).
 GUARD_PRIORITY = -1

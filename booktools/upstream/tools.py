@@ -1,68 +1,11 @@
-"""Every place where ``booktools`` depends on another tool's insides, and the release it was written for.
-
-Some tools offer no hook for what the book needs: the site overrides templates of two
-themes and reaches into Sphinx, docutils and Sphinx extensions; the sources parse
-MyST with myst-parser's own parser and read ``_toc.yml`` with sphinx-external-toc's;
-the tests replace a method of nbval; the slides run d2lbook's generator. Each such
-coupling holds for the release series it was written against (``0.17`` of ``0.17.1``).
-:data:`UPSTREAM` lists each tool with that release and its places (paths under
-``booktools/``), and :func:`problems` says, in one message format, which installed
-releases are of another series. The guards that use it, each before the first coupling
-of its tool can run:
-
-- ``booktools.website.build``: before it starts any ``jupyter-book build``;
-- ``booktools.website.extension``: first thing when the extension is imported (before
-  its modules import a tool's insides), and again first of every ``config-inited``
-  handler (``booktools.website.extension.upstream_check``);
-- ``booktools.checks.nbval_plugin``: before it replaces nbval's comparison.
-
-A patch release of the same series passes. ``requirements.txt`` (for d2lbook,
-``booktools/slides/requirements.txt``) pins the exact releases the outputs were made
-with; ``tests/tooling/test_upstream.py`` holds those pins to the series here. An upgrade
-to a new series is: read the places against the new release, then change the release
-here and the pin there together.
-
-What counts as a coupling, and so must be a place of its tool:
-
-- an import from a tool listed here, or from a tool of the Sphinx ecosystem (Sphinx,
-  docutils, and any distribution that requires one of them: themes, Sphinx extensions,
-  Jupyter Book, myst-parser), except the documented extension API in :data:`PUBLIC_API`
-  (``sphinx.application.Sphinx``, ``docutils.nodes``, ...);
-- a name or module that starts with ``_`` (``_assets``), of any third-party package;
-- a module imported by its name as a string (``importlib.import_module``);
-- an override of another's registration (``app.add_node(..., override=True)``);
-- a replaced attribute of another package (``IPyNbCell.compare_outputs = ...``);
-- a template of ``website/extension/templates/`` that has the name of a theme's own
-  template: an override of that theme's template (a theme's nearest,
-  ``sphinx-book-theme`` before ``pydata-sphinx-theme`` before Sphinx's ``basic``);
-- a handler's priority chosen around another tool's handler (``priority=502``, after
-  sphinx-book-theme's 501): its place's ``what`` says ``priority 502``;
-- and, listed by hand because no parser sees them: a tool's file, asset or CSS class
-  the code names in a string (Font Awesome's ``fontawesome.js``, sphinx-thebe's asset
-  names, sphinx-design's ``sd-tab-*`` classes, the theme's stylesheets).
-
-``tests/tooling/test_upstream.py`` finds all but the last kind in every module and
-template of ``booktools/`` and fails naming any the places do not list, and any place
-that no longer exists.
-
-Why a series, even for the couplings that only name a string (a file, a CSS class, a
-script): those are the ones nothing else catches. A renamed import fails at once; a
-renamed class or file fails no build, and the page just loses what it did (a folded
-solution no longer opens without JavaScript, a script no longer loads on demand). The
-tools that such strings tie the book to are on ``0.x`` releases (sphinx-copybutton,
-sphinx-togglebutton, sphinx-thebe), where a minor release promises nothing, or are
-themes whose markup changes with their minor releases. So every tool keeps its series,
-and a minor upgrade costs reading its places and changing two numbers.
-
-This module imports nothing but the standard library, so that every layer can use it.
-"""
+"""The registry: each tool whose insides ``booktools`` depends on, the release its couplings were written for,
+and where they are (the rule for what counts: ``booktools.upstream``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 
-REGISTRY = "booktools/upstream.py"  # where a release is changed, as the messages name it
+REGISTRY = "booktools/upstream/tools.py"  # where a release is changed, as the messages name it
 REQUIREMENTS = "requirements.txt"  # the book's environment's pins
 SLIDES_REQUIREMENTS = "booktools/slides/requirements.txt"  # d2lbook's isolated environment's pins
 NOT_INSTALLED = "not installed"
@@ -315,83 +258,3 @@ PUBLIC_API = {
     "docutils": ("nodes",),
     "docutils.utils": ("new_document",),
 }
-
-
-class UpstreamChanged(ImportError):
-    """An installed tool is not of the series the couplings to its insides were written for.
-
-    An ImportError: the book's code that reaches into the tool cannot be trusted to import
-    or to run against it (Sphinx reports one raised while it imports an extension as that
-    extension's error, with this message).
-    """
-
-
-def tool(distribution: str) -> Upstream:
-    """The tool ``distribution`` of :data:`UPSTREAM`.
-
-    Raises:
-        KeyError: if no coupling to it is listed.
-    """
-    for listed in UPSTREAM:
-        if listed.distribution == distribution:
-            return listed
-    raise KeyError(f"{distribution} is not a tool of {REGISTRY}")
-
-
-def series(release: str) -> str:
-    """A release's series, its first two numbers (``0.17.1`` -> ``0.17``): a patch release of the same series is
-    taken to keep the couplings (the requirements file still pins the exact one the outputs were made with)."""
-    return ".".join(release.split(".")[:2])
-
-
-def problem(listed: Upstream, installed: str, changed: str = "") -> str:
-    """The one message for a tool whose insides ``booktools`` cannot trust as installed.
-
-    ``changed`` says what differs when the release alone does not (nbval's method of another
-    signature); by default, the release is of another series.
-    """
-    what = changed or f"is {installed}, but booktools was written against {listed.release}"
-    return (
-        f"{listed.distribution} {what}: check {listed.place_list()}, then change the release in {REGISTRY} "
-        f"and the pin in {listed.requirements} together"
-    )
-
-
-def problems(installed: dict[str, str], tools: tuple[Upstream, ...] = UPSTREAM) -> list[str]:
-    """Why the couplings to ``tools`` cannot be trusted with the ``installed`` releases (name -> release):
-    [] if they can."""
-    return [
-        problem(listed, installed.get(listed.distribution, NOT_INSTALLED))
-        for listed in tools
-        if series(installed.get(listed.distribution, "")) != series(listed.release)
-    ]
-
-
-def installed_release(distribution: str) -> str:
-    """The release of ``distribution`` installed in the running environment (:data:`NOT_INSTALLED` if none)."""
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return NOT_INSTALLED
-
-
-def environment_tools(requirements: str = REQUIREMENTS) -> tuple[Upstream, ...]:
-    """The tools installed in the environment that ``requirements`` describes (the book's, by default)."""
-    return tuple(listed for listed in UPSTREAM if listed.requirements == requirements)
-
-
-def installed_problems(tools: tuple[Upstream, ...] | None = None) -> list[str]:
-    """:func:`problems` of ``tools`` (every tool of the running environment, by default) as installed."""
-    chosen = environment_tools() if tools is None else tools
-    return problems({listed.distribution: installed_release(listed.distribution) for listed in chosen}, chosen)
-
-
-def require_releases(tools: tuple[Upstream, ...] | None = None) -> None:
-    """Stop unless ``tools`` (every tool of the running environment, by default) are of their series.
-
-    Raises:
-        UpstreamChanged: naming each tool, its two releases and its places.
-    """
-    found = installed_problems(tools)
-    if found:
-        raise UpstreamChanged("\n".join(found))
