@@ -41,10 +41,10 @@ def problem(listed: Upstream, installed: str, changed: str = "") -> str:
     ``changed`` says what differs when the release alone does not (nbval's method of another
     signature); by default, the release is of another series.
     """
-    what = changed or f"is {installed}, but booktools was written against {listed.release}"
+    what = changed or f"booktools was written against {listed.release}"
     return (
-        f"{listed.distribution} {what}: check {listed.place_list()}, then change the release in {REGISTRY} "
-        f"and the pin in {listed.requirements} together"
+        f"{listed.distribution} is {installed}, but {what}: check {listed.place_list()}, "
+        f"then change the release in {REGISTRY} and the pin in {listed.requirements} together"
     )
 
 
