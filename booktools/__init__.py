@@ -6,9 +6,11 @@ The top modules and the packages, one concern each (every module, the data flow 
 ``docs/architecture.md``; each package's own ``__init__`` lists its modules):
 
 - ``__main__``: the command line, its verbs and the function each verb runs.
+- ``upstream/``: every coupling to another tool's insides, the release it was written for, and its guard
+  (the lowest layer: it imports only the standard library).
 - ``project``: every path of the book, and ``_config.yml`` and ``_toc.yml`` as read.
 - ``programs``: where the external programs the build runs are (the pinned npm packages, Chromium).
-- ``configuration/``: the configuration files read into typed, validated objects (the lowest layer).
+- ``configuration/``: the configuration files read into typed, validated objects (above ``upstream`` only).
 - ``runtime/``: what the book's runs run in: the ``d2l-book`` Jupyter kernel, a static server on 127.0.0.1.
 - ``sources/``: what authors write, read and validated (marks, strings, quizzes, code text, measured figures).
 - ``derive/``: what is generated from it (``d2l_lib``, ``notebooks/``, stored outputs, assignments).

@@ -22,10 +22,13 @@ collects a notebook there, and in no other.
 nbval 0.11 has no hook for this: its pytest plugin declares no hook specifications,
 ``--nbval-sanitize-with`` only rewrites text by regular expressions (it cannot
 compare two numbers), and ``--nbdime`` compares images byte for byte. So this
-plugin replaces the method ``nbval.plugin.IPyNbCell.compare_outputs``, and first
-checks that the method is there with the signature it was written for
-(:data:`EXPECTED_SIGNATURE`): if an nbval upgrade changes it, the test run stops
-at once with a message saying so, rather than comparing figures no more.
+plugin replaces the method ``nbval.plugin.IPyNbCell.compare_outputs``, a coupling to
+nbval's insides listed with the others in ``booktools.upstream``. Before it does, it
+checks that the installed nbval is of the series written for (the registry's guard),
+then that the method is there with the signature it was written for
+(:data:`EXPECTED_SIGNATURE`), which a patch release could still change: either way the
+test run stops at once, with the registry's message naming the places, rather than
+comparing figures no more.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from matplotlib.testing.exceptions import ImageComparisonFailure
 
 from booktools.checks import nbval_numbers
 from booktools.project import Project
+from booktools.upstream.guard import UpstreamChanged, installed_release, problem, require_releases, tool
 
 # The largest root-mean-square difference of two figures' pixels (0-255) that still counts as the same figure.
 MAX_PIXEL_RMS = 2.0
@@ -58,6 +62,7 @@ CELL_ATTRIBUTES = ("comparison_traceback", "fspath", "name")
 # Set on the replacement, so that a second plugin load does not wrap it again.
 MARK = "compares_numbers_and_figures"
 
+NBVAL = tool("nbval")
 CompareOutputs = Callable[[Any, list[dict[str, Any]], list[dict[str, Any]], Any], bool]
 
 
@@ -98,28 +103,25 @@ def compare_pngs(stored: list[str], fresh: list[str], name: str, tolerance: floa
     return problems
 
 
+def changed_nbval(changed: str) -> NbvalChanged:
+    """The error for an nbval whose comparison is not what this plugin was written for, in the registry's words."""
+    return NbvalChanged(problem(NBVAL, installed_release(NBVAL.distribution), f"its {changed}"))
+
+
 def original_compare_outputs(cell_class: Any) -> CompareOutputs:
     """Return nbval's ``compare_outputs`` of ``cell_class``, checking it is the one this plugin wraps.
 
     Raises:
         NbvalChanged: if the method is missing or its signature is not :data:`EXPECTED_SIGNATURE`.
     """
-    import nbval
-
-    version = getattr(nbval, "__version__", "?")
-    advice = (
-        f"booktools.checks.nbval_plugin was written for nbval 0.11's IPyNbCell.compare_outputs"
-        f"{EXPECTED_SIGNATURE}; without it nbval would stop comparing figures. Pin nbval==0.11.0 "
-        "(requirements.txt) or update booktools/checks/nbval_plugin.py for the new nbval"
-    )
+    written = f"nbval {NBVAL.release}'s compare_outputs{EXPECTED_SIGNATURE}, which booktools was written against"
+    name = getattr(cell_class, "__name__", cell_class)
     method = getattr(cell_class, "compare_outputs", None)
     if not callable(method):
-        raise NbvalChanged(
-            f"nbval {version}: {getattr(cell_class, '__name__', cell_class)} has no method compare_outputs. {advice}."
-        )
+        raise changed_nbval(f"{name} has no method compare_outputs, not {written}")
     found = str(inspect.signature(method))
     if found != EXPECTED_SIGNATURE:
-        raise NbvalChanged(f"nbval {version}: IPyNbCell.compare_outputs{found} has changed. {advice}.")
+        raise changed_nbval(f"{name}.compare_outputs{found} has changed from {written}")
     return typing.cast(CompareOutputs, method)
 
 
@@ -177,9 +179,8 @@ def comparing_outputs(original: CompareOutputs) -> CompareOutputs:
             return False
         missing = [name for name in CELL_ATTRIBUTES if not hasattr(self, name)]
         if missing:
-            raise NbvalChanged(
-                f"nbval's cells no longer have {', '.join(missing)}; "
-                "update booktools/checks/nbval_plugin.py for the new nbval"
+            raise changed_nbval(
+                f"cells no longer have {', '.join(missing)}, which booktools was written against ({NBVAL.release})"
             )
         problems = compare_pngs(_pngs(ref), _pngs(test), f"{Path(str(self.fspath)).stem}-{self.name}")
         if problems:
@@ -192,13 +193,21 @@ def comparing_outputs(original: CompareOutputs) -> CompareOutputs:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Replace nbval's output comparison by one that compares numbers as numbers, and figures (once per process)."""
+    """Replace nbval's output comparison by one that compares numbers as numbers, and figures (once per process).
+
+    Raises:
+        pytest.UsageError: if nbval is not of the series written for, or its comparison has changed.
+    """
+    try:  # before nbval's plugin module is imported: another series may not have it
+        require_releases((NBVAL,))
+    except UpstreamChanged as error:  # a usage error: pytest prints the message, not a traceback
+        raise pytest.UsageError(str(error)) from error
     from nbval.plugin import IPyNbCell
 
     if getattr(getattr(IPyNbCell, "compare_outputs", None), MARK, False):
         return
     try:
         original = original_compare_outputs(IPyNbCell)
-    except NbvalChanged as error:  # a usage error: pytest prints the message, not a traceback
+    except NbvalChanged as error:
         raise pytest.UsageError(str(error)) from error
     IPyNbCell.compare_outputs = comparing_outputs(original)

@@ -1,4 +1,4 @@
-"""The book's configuration files read into typed, validated objects; the lowest layer (no other package of booktools).
+"""The book's configuration files read into typed, validated objects; a low layer (no other package of booktools).
 
 - ``schema``: typed schemas for the YAML files; a wrong key names the file, the key and what was expected.
 - ``config_file``: the keys of ``_config.yml`` booktools reads (``editions``, ``repository``, ``parse``).

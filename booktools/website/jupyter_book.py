@@ -18,6 +18,10 @@ Sphinx (``booktools.website.extension.page_steps``: pages, and one stylesheet an
 made from every page), so a Sphinx incremental build, which writes only the pages it thinks
 changed, would leave the site-wide steps made from a mix; an edition builds in about 35 s.
 
+Before any edition starts, the installed tools are checked against the releases the site's
+couplings to their insides were written for (``booktools.upstream``): another series fails
+every edition with the places to check, before Jupyter Book or the extension imports them.
+
 A build's problems are what Sphinx and Jupyter Book report, never a line that
 something else prints: the derived configuration is validated against Jupyter
 Book's schema, and an edition fails when ``jupyter-book build`` exits non-zero or
@@ -47,6 +51,7 @@ import yaml
 from booktools.configuration.config_file import Edition
 from booktools.configuration.schema import ConfigError
 from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
+from booktools.upstream.guard import installed_problems
 from booktools.website.api_docs import with_api_page
 from booktools.website.editions import BuildError, edition_config
 from booktools.website.pages import SOURCE_ERRORS, write_edition_sources
@@ -221,7 +226,14 @@ def build_editions(
     """Build the editions ``chosen`` of those ``built`` (the language switcher lists these); True where it built.
 
     Each edition's problems are printed under its name; a successful one is installed in the site.
+    A tool of another release series than the site's couplings were written for
+    (``booktools.upstream``) fails them all before any ``jupyter-book build`` starts, naming its places.
     """
+    changed = installed_problems()
+    if changed:
+        for line in changed:
+            print(f"make book failed: {line}", file=sys.stderr)
+        return {edition.code: False for edition in chosen}
     print(
         f"building {', '.join(edition.code for edition in chosen)} with jupyter-book build {' '.join(BUILD_FLAGS)}",
         flush=True,

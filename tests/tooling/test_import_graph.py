@@ -19,6 +19,7 @@ from booktools.project import Project
 PACKAGE = Project.here().root / "booktools"
 # Bottom first. A top-level module (project.py) is a layer of its own, as a package is.
 LAYERS = (
+    "upstream",
     "configuration",
     "programs",
     "runtime",

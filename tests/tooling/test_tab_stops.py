@@ -1,7 +1,7 @@
 """The theme's tab-stop check, run as the reader reaches each element (booktools.website.extension.tab_stops).
 
 The override lives in templates/layout.html and matches the theme's own query; the theme's
-release is pinned by booktools.website.extension.upstream (tests/tooling/test_upstream.py).
+release is pinned by booktools.upstream (tests/tooling/test_upstream.py).
 """
 
 from __future__ import annotations

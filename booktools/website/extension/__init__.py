@@ -34,9 +34,13 @@ It then
   two components of pydata-sphinx-theme overridden in ``templates/``
   (``search-button-field.html``, ``theme-switcher.html``; each says why).
 
+Importing the package first checks the releases of the tools whose insides its modules
+import (``booktools.upstream.guard.require_releases``): on another series it stops there, with
+the tools, their releases and the places to check.
+
 Its modules, one job each:
 
-- ``upstream``: the releases of the tools the site's overrides and reach-ins were written for, and where; checked.
+- ``upstream_check``: the tools' releases (``booktools.upstream``) checked first of every build; the theme's digest.
 - ``switcher``: the language switcher in every page's header.
 - ``search_box``: the search box's text in the edition's language.
 - ``tabs``: each group of framework cells as synchronised sphinx-design tabs, and the Colab button.
@@ -70,22 +74,28 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from booktools.website.extension.a11y import setup_a11y
-from booktools.website.extension.katex_math import setup_katex_math
-from booktools.website.extension.live import setup_live
-from booktools.website.extension.loading import setup_loading
-from booktools.website.extension.metadata import setup_metadata
-from booktools.website.extension.page_steps import setup_page_steps
-from booktools.website.extension.pdf_links import setup_pdf_links
-from booktools.website.extension.search import SearchKorean
-from booktools.website.extension.search_box import setup_search_box
-from booktools.website.extension.switcher import setup_switcher
-from booktools.website.extension.tab_stops import setup_tab_stops
-from booktools.website.extension.tabs import setup_tabs
-from booktools.website.extension.theme_words import setup_theme_words
-from booktools.website.extension.upstream import setup_upstream
-from booktools.website.extension.warning_file import setup_warning_file
-from booktools.website.sphinx_settings import register_settings
+from booktools.upstream.guard import require_releases
+
+# Before the modules below import the tools' insides: on a release of another series, the
+# import stops here with the places to check (booktools.upstream), not inside one of them.
+require_releases()
+
+from booktools.website.extension.a11y import setup_a11y  # noqa: E402
+from booktools.website.extension.katex_math import setup_katex_math  # noqa: E402
+from booktools.website.extension.live import setup_live  # noqa: E402
+from booktools.website.extension.loading import setup_loading  # noqa: E402
+from booktools.website.extension.metadata import setup_metadata  # noqa: E402
+from booktools.website.extension.page_steps import setup_page_steps  # noqa: E402
+from booktools.website.extension.pdf_links import setup_pdf_links  # noqa: E402
+from booktools.website.extension.search import SearchKorean  # noqa: E402
+from booktools.website.extension.search_box import setup_search_box  # noqa: E402
+from booktools.website.extension.switcher import setup_switcher  # noqa: E402
+from booktools.website.extension.tab_stops import setup_tab_stops  # noqa: E402
+from booktools.website.extension.tabs import setup_tabs  # noqa: E402
+from booktools.website.extension.theme_words import setup_theme_words  # noqa: E402
+from booktools.website.extension.upstream_check import setup_upstream  # noqa: E402
+from booktools.website.extension.warning_file import setup_warning_file  # noqa: E402
+from booktools.website.sphinx_settings import register_settings  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 

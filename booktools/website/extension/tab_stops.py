@@ -18,7 +18,7 @@ The book changes that without touching the theme's script:
   that ``booktools.website.extension.code_layout`` marks are left out: their content is
   laid out only when the reader comes near them, and the same script checks each of
   them whenever the browser lays it out. The override is written for the theme's
-  release ``booktools.website.extension.upstream`` names, the one ``requirements.txt`` pins: the
+  release ``booktools.upstream`` names, the one ``requirements.txt`` pins: the
   build stops on another;
 - :func:`focusable_code` gives every ``<pre>`` of a page ``tabindex="0"`` in the HTML
   (a step of ``booktools.website.extension.page_steps``), so that a code block the check
@@ -47,7 +47,7 @@ _PRE = re.compile(r"<pre(?=[\s>])(?![^>]*\btabindex=)")
 def give_override_values(app: Sphinx, config: Config) -> None:
     """Give the templates what the override matches: the theme's selector, and the property
     that marks the code blocks laid out only when reached (the theme's release is checked by
-    ``booktools.website.extension.upstream``)."""
+    ``booktools.upstream``)."""
     config.html_context[CONTEXT_KEY] = {"selector": THEME_SELECTOR, "lines": LINES_PROPERTY}
 
 
