@@ -189,7 +189,7 @@ UPSTREAM = (
         "jupyter-book",
         "1.0.4.post1",
         ("jupyter_book",),
-        (Place("website/build.py", "jupyter_book.config.validate_yaml"),),
+        (Place("website/jupyter_book.py", "jupyter_book.config.validate_yaml"),),
     ),
     # Extensions the configuration loads by name, whose output or files the site's code names in strings:
     Upstream(

@@ -30,7 +30,7 @@ from booktools.checks import nbval_plugin
 from booktools.configuration.config_file import Edition
 from booktools.project import Project
 from booktools.upstream import guard, tools
-from booktools.website import build
+from booktools.website import jupyter_book
 from booktools.website.extension import upstream_check
 
 PROJECT = Project.here()
@@ -95,10 +95,10 @@ def test_a_wrong_release_fails_the_site_build_before_any_edition_starts(
 ) -> None:
     monkeypatch.setattr(guard, "version", faked_version("sphinx-copybutton", "0.6.0"))
     started = mock.Mock(side_effect=AssertionError("an edition was started"))
-    monkeypatch.setattr(build, "prepare_edition", started)
-    monkeypatch.setattr(build, "run_edition", started)
+    monkeypatch.setattr(jupyter_book, "prepare_edition", started)
+    monkeypatch.setattr(jupyter_book, "run_edition", started)
     edition = Edition("en", "English", "Title")
-    assert build.build_editions(PROJECT, [edition], [edition], {}, {}) == {"en": False}
+    assert jupyter_book.build_editions(PROJECT, [edition], [edition], {}, {}) == {"en": False}
     assert capsys.readouterr().err == f"make book failed: {COPYBUTTON_0_6}\n"
     started.assert_not_called()
 
