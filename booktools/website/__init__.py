@@ -15,6 +15,5 @@
 - ``sphinx_settings``: the extension's one Sphinx setting, ``book``, typed and validated (written by ``editions``).
 - ``static_server``: a folder served on 127.0.0.1 for the length of a block (the PDF printer's, the audit's
   and the tests'): files only, no code runs on a request, so no token.
-- ``extension/``: the Sphinx extension of every edition, over sphinx-book-theme (language switcher, tabs, live code,
-  accessibility).
+- ``extension/``
 """

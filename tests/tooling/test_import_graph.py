@@ -30,6 +30,8 @@ LAYERS = (
     "checks",
     "pipeline",
     "servers",
+    "verbs",
+    "doc_tables",
     "__main__",
 )
 MODULES = sorted(path for path in PACKAGE.rglob("*.py") if "__pycache__" not in path.parts)
