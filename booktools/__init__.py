@@ -6,10 +6,8 @@ The map: each top module's job here, each package's in its own ``__init__`` (its
 modules); ``make docs`` renders them all into docs/architecture.md's module table.
 
 - ``__main__``: the command line: one ``Project``, one verb, its verb function.
-- ``verbs``: the verbs' names and one-line help, as data.
 - ``project``: every path of the book, and ``_config.yml`` and ``_toc.yml`` as read.
 - ``programs``: where the external programs the build runs are (the pinned npm packages, Chromium).
-- ``doc_tables``: the tables of docs/architecture.md that are facts of the code, rendered from it.
 - ``configuration/``
 - ``sources/``
 - ``derive/``
@@ -19,4 +17,5 @@ modules); ``make docs`` renders them all into docs/architecture.md's module tabl
 - ``pipeline/``
 - ``servers/``
 - ``checks/``
+- ``docs/``
 """

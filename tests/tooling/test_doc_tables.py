@@ -1,4 +1,4 @@
-"""docs/architecture.md's generated tables are what the code renders now (booktools.doc_tables, ``make docs``).
+"""docs/architecture.md's generated tables are what the code renders now (booktools.docs.tables, ``make docs``).
 
 The verb, stage, module, bar and upstream tables are rendered from ``VERB_HELP``, ``STAGES``, the packages'
 maps, the bars' constants and ``UPSTREAM``: a verb, stage, module or tool added, moved or removed fails
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from booktools import doc_tables
 from booktools.__main__ import VERBS
+from booktools.docs import tables as doc_tables
 from booktools.project import Project
 
 PROJECT = Project.here()

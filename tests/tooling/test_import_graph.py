@@ -30,8 +30,7 @@ LAYERS = (
     "checks",
     "pipeline",
     "servers",
-    "verbs",
-    "doc_tables",
+    "docs",
     "__main__",
 )
 MODULES = sorted(path for path in PACKAGE.rglob("*.py") if "__pycache__" not in path.parts)

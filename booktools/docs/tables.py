@@ -1,7 +1,7 @@
 """The blocks of ``docs/architecture.md`` that are facts of the code, rendered from the code (``make docs``).
 
 Each block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``; :data:`BLOCKS` renders
-it: the verbs (``booktools.verbs``, with the make targets whose recipe calls each), the stages
+it: the verbs (``booktools.docs.verbs``, with the make targets whose recipe calls each), the stages
 (``booktools.pipeline.stages.STAGES``, in the order they run), the modules (each package's ``__init__`` map,
 the one place a module's job is written), the quality bars (the constants that hold them) and the upstream
 tools (``UPSTREAM``). ``python -m booktools docs`` writes them; ``--check`` (and ``python -m booktools
@@ -20,14 +20,15 @@ from types import ModuleType
 
 from booktools.checks import nbval_numbers, nbval_plugin
 from booktools.checks.audit import options as audit_options
+from booktools.docs.verbs import VERB_HELP
 from booktools.pipeline.graph import Stage, ordered
 from booktools.pipeline.stages import MAKE_BOOK, STAGES, stages_up_to
 from booktools.project import TOOLS, Project
 from booktools.sources.page_manifest import word_caps
-from booktools.verbs import VERB_HELP
 from booktools.website.extension.upstream import UPSTREAM, series
 
 DOCUMENT = "docs/architecture.md"
+PACKAGE = Path(__file__).resolve().parents[1]  # booktools/, whose maps the module table renders
 BLOCK = re.compile(r"<!-- generated: ([a-z-]+) -->\n(.*?)<!-- end generated -->", re.DOTALL)
 BOOKTOOLS_CALL = re.compile(r"-m booktools ([a-z][a-z-]*)")
 MAKE_RULE = re.compile(r"^([^\s:#=][^:=]*):(?!=)", re.MULTILINE)
@@ -176,7 +177,7 @@ def _module_rows(package: Path, prefix: str) -> list[tuple[str, str]]:
 
 def modules(project: Project) -> str:
     """Every module and package of booktools and its one job, from the packages' maps."""
-    return _table(("module", "its one job"), _module_rows(Path(__file__).resolve().parent, ""))
+    return _table(("module", "its one job"), _module_rows(PACKAGE, ""))
 
 
 @dataclass(frozen=True)
