@@ -39,7 +39,7 @@ D2LBOOK_VENV := .venv-d2lbook
 D2LBOOK_STAMP := $(D2LBOOK_VENV)/.installed
 REVEAL := $(D2LBOOK_VENV)/share/d2l-book/reveal
 
-.PHONY: new-page setup test-setup slides-setup slides pdf book audit assignment lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations outputs lint pytest bench clean
+.PHONY: new-page setup test-setup slides-setup slides pdf book audit assignment lab serve test test-versions lib check check-lib notebooks check-notebooks check-translations docs outputs lint pytest bench clean
 
 # tools/pip_install.py is pip install done by uv (pinned in requirements.txt, installed first
 # by pip), with the package sources of pip's configuration: the same packages, in a fraction
@@ -145,9 +145,13 @@ lib: $(STAMP)
 	$(PY) -m booktools lib
 
 ## make check: d2l_lib, notebooks/ and the translations against their sources (the three checks below),
-## and chapters/pages.yml against _toc.yml
+## chapters/pages.yml against _toc.yml, the quizzes, and docs/architecture.md's generated tables (make docs)
 check: $(STAMP)
 	$(PY) -m booktools check
+
+## make docs: rewrite the tables of docs/architecture.md that are facts of the code (make check compares them)
+docs: $(STAMP)
+	$(PY) -m booktools docs
 
 check-lib: $(STAMP)
 	$(PY) -m booktools lib --check

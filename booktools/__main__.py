@@ -1,30 +1,12 @@
-"""``python -m booktools <verb>``: every verb of the book, each one function, in the order a book is made.
+"""``python -m booktools <verb>``: the command line, one function per verb.
 
 The Makefile calls these verbs and nothing else of booktools. Each verb makes no
 paths of its own: it gets the one :class:`~booktools.project.Project` made here
 (``--root`` names another checkout, such as a test's scratch copy) and hands it
-to the verb's function (a :data:`VerbRun`). ``python -m booktools --help`` lists the verbs,
-one line each. A *stage* is only ever one of the build's (``booktools.pipeline``): the
-verbs ``book``, ``slides``, ``pdf`` and ``audit`` run stages.
-
-The verbs, in the order a book is made::
-
-    kernel        install the d2l-book Jupyter kernel           (make setup)
-    new-page      a new page's starting files in every edition  (make new-page)
-    lib           #@save cells        -> d2l_lib/<framework>.py  (make lib)
-    notebooks     source pages        -> notebooks/<lang>/<fw>/  (make notebooks)
-    outputs       derived notebooks   -> stored outputs          (make outputs)
-    assignment    derived notebooks   -> _build/assignments/     (make assignment)
-    book          source pages        -> _build/html/            (make book: booktools.pipeline.stages,
-                                                                  each stage run when what it reads changed)
-    slides        source pages        -> _build/html/<lang>/slides/  (make slides: that stage only)
-    pdf           built site          -> _build/html/<lang>/pdf/     (make pdf: the site, then the PDFs)
-    serve, lab    local servers on 127.0.0.1 with a token
-    check         lib, notebooks, translations, chapters/pages.yml and quizzes against their sources
-    translations  the editions against English
-    versions      the library's tests at the lowest and newest framework releases
-    page-words    the words of a built edition's pages, per framework, against their caps
-    audit         Lighthouse on every page of the built site, mobile and desktop
+to the verb's function (a :data:`VerbRun`). The verbs and their help are data in
+``booktools.docs.verbs``; ``python -m booktools --help`` lists them, and docs/architecture.md's
+generated verb table gives each one's make targets. A *stage* is only ever one of the
+build's (``booktools.pipeline``): the verbs ``book``, ``slides``, ``pdf`` and ``audit`` run stages.
 """
 
 from __future__ import annotations
@@ -35,6 +17,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from booktools.docs.verbs import VERB_HELP
 from booktools.project import Project
 
 VerbRun = Callable[[Project, argparse.Namespace], int]
@@ -50,6 +33,10 @@ class Verb:
     run: VerbRun
     options: Callable[[argparse.ArgumentParser], None] = lambda parser: None
     passes_on: bool = False  # options it does not know go to the tool it starts (JupyterLab's)
+
+
+def _no_options(parser: argparse.ArgumentParser) -> None:
+    pass
 
 
 def _check_option(parser: argparse.ArgumentParser) -> None:
@@ -146,12 +133,20 @@ def _translations(project: Project, args: argparse.Namespace) -> int:
 def _check(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks import translations
     from booktools.derive import library, notebooks
+    from booktools.docs import tables
     from booktools.sources import page_manifest, quiz_check
 
     results = [library.run(project, check=True), notebooks.run(project, check=True), translations.run(project)]
     results.append(page_manifest.run(project))
     results.append(quiz_check.run(project))
+    results.append(tables.run(project, check=True))
     return max(results)
+
+
+def _docs(project: Project, args: argparse.Namespace) -> int:
+    from booktools.docs import tables
+
+    return tables.run(project, check=args.check)
 
 
 def _versions(project: Project, args: argparse.Namespace) -> int:
@@ -220,40 +215,27 @@ def _versions_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", default=sys.executable, help="the Python the environments are made with")
 
 
-VERBS = (
-    Verb("kernel", "install the d2l-book Jupyter kernel every notebook run uses", _kernel),
-    Verb("lib", "generate d2l_lib/<framework>.py from the #@save cells", _lib, _check_option),
-    Verb("notebooks", "derive notebooks/<lang>/<framework>/ from the source pages", _notebooks, _check_option),
-    Verb(
-        "new-page",
-        "a new page's starting files in every edition, _toc.yml and chapters/pages.yml",
-        _new_page,
-        _new_page_options,
-    ),
-    Verb("outputs", "re-execute the notebooks headlessly and store their outputs", _outputs, _outputs_options),
-    Verb("assignment", "write the exercises as assignments for instructors into _build/assignments", _assignment),
-    Verb("book", "bring the site, its slides and its PDFs up to date in _build/html", _book, _book_options),
-    Verb("slides", "build the lecture slides of the editions whose pages changed into the site", _slides),
-    Verb("pdf", "bring the site up to date and print its editions as PDFs, one per framework", _pdf),
-    Verb("serve", "serve the built site and a local Jupyter server for its live code", _serve, _serve_options),
-    Verb("lab", "JupyterLab on the derived notebooks, on the d2l-book kernel", _lab, _lab_options, passes_on=True),
-    Verb(
-        "check",
-        "check that d2l_lib, notebooks/, the translations and chapters/pages.yml match their sources",
-        _check,
-    ),
-    Verb(
-        "translations", "check that every translation matches the English edition", _translations, _translations_options
-    ),
-    Verb("versions", "the library's tests on the lowest and newest framework releases", _versions, _versions_options),
-    Verb(
-        "page-words",
-        "the words a reader meets on a built edition's pages, per framework, against their caps",
-        _page_words,
-        _page_words_options,
-    ),
-    Verb("audit", "Lighthouse on every page of the built site, mobile and desktop, as a table", _audit, _audit_options),
-)
+# Each verb's function, its options and whether it passes options on; its name and help are booktools.docs.verbs'.
+RUNS: dict[str, tuple[VerbRun, Callable[[argparse.ArgumentParser], None], bool]] = {
+    "kernel": (_kernel, _no_options, False),
+    "lib": (_lib, _check_option, False),
+    "notebooks": (_notebooks, _check_option, False),
+    "new-page": (_new_page, _new_page_options, False),
+    "outputs": (_outputs, _outputs_options, False),
+    "assignment": (_assignment, _no_options, False),
+    "book": (_book, _book_options, False),
+    "slides": (_slides, _no_options, False),
+    "pdf": (_pdf, _no_options, False),
+    "serve": (_serve, _serve_options, False),
+    "lab": (_lab, _lab_options, True),
+    "check": (_check, _no_options, False),
+    "translations": (_translations, _translations_options, False),
+    "versions": (_versions, _versions_options, False),
+    "page-words": (_page_words, _page_words_options, False),
+    "audit": (_audit, _audit_options, False),
+    "docs": (_docs, _check_option, False),
+}
+VERBS = tuple(Verb(name, text, *RUNS[name]) for name, text in VERB_HELP)
 
 
 PROG = "python -m booktools"

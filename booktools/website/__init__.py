@@ -14,6 +14,5 @@
 - ``site_url``: the site's absolute URLs, each made from ``html.baseurl`` in ``_config.yml``.
   (``booktools.pipeline.stages``'s ``root`` stage writes the last three and the landing page.)
 - ``sphinx_settings``: the extension's one Sphinx setting, ``book``, typed and validated (written by ``editions``).
-- ``extension/``: the Sphinx extension of every edition, over sphinx-book-theme (language switcher, tabs, live code,
-  accessibility).
+- ``extension/``
 """

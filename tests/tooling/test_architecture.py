@@ -1,12 +1,12 @@
-"""docs/architecture.md names every module of booktools/, every verb of ``python -m booktools`` and every make target.
+"""docs/architecture.md names every make target, and each package's map names every module of the package.
 
-Each list is read from the tree (the files under ``booktools/``, ``VERBS`` in
-``booktools/__main__.py``, the Makefile's ``.PHONY``), so a module, verb or target added,
-moved or removed fails here, named, until the document says so.
+The modules and verbs are the document's generated tables (``tests/tooling/test_doc_tables.py`` holds them
+current); the make targets are read from the Makefile's ``.PHONY``, so a target added or removed fails here,
+named, until the document says so.
 
 Each package's map, the ``- ``name``:`` lines of its ``__init__`` docstring, names every module
-(``name``) and subpackage (``name/``) in the package's folder and nothing else, read from the tree
-the same way.
+(``name``, with its job) and subpackage (``name/``, whose job is its own docstring's first paragraph) in the
+package's folder and nothing else, read from the tree.
 """
 
 from __future__ import annotations
@@ -16,47 +16,13 @@ import re
 
 import pytest
 
-from booktools.__main__ import VERBS
 from booktools.project import TOOLS, Project
 
 PROJECT = Project.here()
 DOCUMENT = PROJECT.root / "docs" / "architecture.md"
 PACKAGE = PROJECT.root / TOOLS
-FIRST_CELL = re.compile(r"^\|\s*`([^`]+)`\s*\|", re.MULTILINE)
 MAKE_TARGET = re.compile(r"`make ([a-z][a-z-]*)")
 PHONY = re.compile(r"^\.PHONY:(.*)$", re.MULTILINE)
-
-
-def section(title: str) -> str:
-    """The text of the document's ``## title`` section, up to the next heading of its level."""
-    text = DOCUMENT.read_text(encoding="utf-8")
-    start = text.index(f"\n## {title}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start : end if end != -1 else len(text)]
-
-
-@pytest.fixture(scope="module")
-def named_modules() -> set[str]:
-    """The first cells of the module tables, paths under ``booktools/`` (files and folders)."""
-    return set(FIRST_CELL.findall(section("Modules, one job each").split("\n### Benchmarks")[0]))
-
-
-def test_every_module_is_named(named_modules):
-    modules = {path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py")}
-    missing = sorted(modules - named_modules)
-    assert not missing, f"docs/architecture.md does not name these modules of booktools/: {missing}"
-
-
-def test_every_named_module_exists(named_modules):
-    gone = sorted(name for name in named_modules if not (PACKAGE / name.rstrip("/")).exists())
-    assert not gone, f"docs/architecture.md names modules that booktools/ does not have: {gone}"
-
-
-def test_every_verb_is_in_the_verb_table():
-    named = {name.strip() for name in FIRST_CELL.findall(section("The spine: one command line, one `Project`"))}
-    verbs = {verb.name for verb in VERBS}
-    assert not verbs - named, f"docs/architecture.md's verb table lacks: {sorted(verbs - named)}"
-    assert not named - verbs, f"docs/architecture.md's verb table names no such verb: {sorted(named - verbs)}"
 
 
 def test_every_make_target_is_named():
@@ -67,7 +33,8 @@ def test_every_make_target_is_named():
     assert not named - targets, f"docs/architecture.md names make targets that do not exist: {sorted(named - targets)}"
 
 
-MAP_ENTRY = re.compile(r"^- ``([A-Za-z_]\w*/?)``:", re.MULTILINE)
+MAP_ENTRY = re.compile(r"^- ``([A-Za-z_]\w*/?)``(?::|$)", re.MULTILINE)
+SUBPACKAGE_JOB = re.compile(r"^- ``([A-Za-z_]\w*/)``:", re.MULTILINE)
 PACKAGES = sorted(init.parent for init in PACKAGE.rglob("__init__.py"))
 
 
@@ -90,3 +57,6 @@ def test_every_package_map_is_complete_and_true(package):
     where = f"{package.relative_to(PROJECT.root).as_posix()}/__init__.py"
     assert not contents - named, f"{where}'s map (``- ``name``:`` lines) lacks: {sorted(contents - named)}"
     assert not named - contents, f"{where}'s map names what the package lacks: {sorted(named - contents)}"
+    docstring = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    twice = SUBPACKAGE_JOB.findall(docstring)
+    assert not twice, f"{where}'s map gives the jobs of {twice}, which their own docstrings give: name them only"

@@ -32,6 +32,7 @@ LAYERS = (
     "checks",
     "pipeline",
     "servers",
+    "docs",
     "__main__",
 )
 MODULES = sorted(path for path in PACKAGE.rglob("*.py") if "__pycache__" not in path.parts)
