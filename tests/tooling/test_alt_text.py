@@ -31,6 +31,7 @@ from booktools.sources import alt_text
 from booktools.sources.alt_text import HeatmapText, load_alt_text
 from booktools.sources.mime_types import HEATMAP_MIME
 from booktools.website.heatmap_alt_text import (
+    DESCRIPTION_VERSION,
     AltTextError,
     describe_heatmaps,
     parse_description,
@@ -416,7 +417,7 @@ SENTENCE_ENDS = ".。!?！？"
 
 def _figure(grid: list[int], queries: int, keys: int, panels: list[list[list[list[list[int]]]]]) -> object:
     return {
-        "version": alt_text.DESCRIPTION_VERSION,
+        "version": DESCRIPTION_VERSION,
         "grid": grid,
         "queries": queries,
         "keys": keys,
@@ -428,7 +429,7 @@ def _figure(grid: list[int], queries: int, keys: int, panels: list[list[list[lis
 # template that ends a text: one heatmap (single), a grid of alike panels (every_panel), of unlike ones (panel).
 ONE_PANEL = [[[1, 1], [3, 4]], [[1, 6]], [], []]
 OTHER_PANEL = [[[2, 2]], [[1, 2], [4, 6]], [[1, 1]], [[1, 1]]]
-FIGURES = {
+ENDINGS = {
     "single": _figure([1, 1], 4, 6, [[ONE_PANEL]]),
     "grid, alike panels": _figure([1, 2], 4, 6, [[ONE_PANEL, ONE_PANEL]]),
     "grid, unlike panels": _figure([2, 2], 4, 6, [[ONE_PANEL, OTHER_PANEL], [OTHER_PANEL, ONE_PANEL]]),
@@ -436,11 +437,11 @@ FIGURES = {
 
 
 @pytest.mark.parametrize("code", PROJECT.editions())
-@pytest.mark.parametrize("figure", FIGURES, ids=list(FIGURES))
+@pytest.mark.parametrize("figure", ENDINGS, ids=list(ENDINGS))
 def test_every_heatmap_alt_text_ends_one_sentence_with_one_mark(code: str, figure: str) -> None:
     """The templates' full stops add up: single ends with its own, grid leaves it to panel and every_panel
     (chapters/en/alt_text.yml's header), so no edition doubles one or leaves one out."""
-    text = describe_heatmaps(parse_description(FIGURES[figure]), load_alt_text(code, PROJECT).heatmaps)
+    text = describe_heatmaps(parse_description(ENDINGS[figure]), load_alt_text(code, PROJECT).heatmaps)
     assert text[-1] in SENTENCE_ENDS and text[-2] not in SENTENCE_ENDS, text
     doubled = [mark * 2 for mark in SENTENCE_ENDS] + [f"{mark} {mark}" for mark in SENTENCE_ENDS]
     assert not [pair for pair in doubled if pair in text], text
