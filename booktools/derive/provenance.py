@@ -7,7 +7,7 @@
 
 This module is the only one that writes or reads those two lines:
 ``booktools.derive.library`` writes them and reads them back to name a drifted
-definition; ``booktools.website.api_docs`` reads them to link each object of the
+definition; ``booktools.website.extension.api_links`` reads them to link each object of the
 API page to the section that defines it.
 """
 

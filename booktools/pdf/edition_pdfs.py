@@ -28,7 +28,7 @@ from booktools.pdf.printer import PdfOutput, PrintJob, print_pdfs
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings
-from booktools.website.api_docs import PAGE as API_PAGE
+from booktools.website.api_page import PAGE as API_PAGE
 from booktools.website.built_pages import BuiltPageError
 
 WORK = "pdf"

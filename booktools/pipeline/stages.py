@@ -86,7 +86,7 @@ from booktools.website.editions import config_mapping
 LIBRARY_CODE = ("booktools.derive.library",)
 NOTEBOOKS_CODE = ("booktools.derive.notebooks",)
 # The build of an edition, and the Sphinx extensions its configuration loads by name.
-SITE_CODE = ("booktools.website.jupyter_book", "booktools.website.extension", "booktools.website.api_docs")
+SITE_CODE = ("booktools.website.jupyter_book", "booktools.website.extension")
 SLIDES_CODE = ("booktools.slides.decks", "booktools.slides.d2lbook_run")
 PDF_CODE = ("booktools.pdf.edition_pdfs",)
 ROOT_CODE = ("booktools.website.landing", "booktools.website.sitemap", "booktools.website.preview_image")

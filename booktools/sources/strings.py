@@ -53,7 +53,7 @@ class LiveStrings:
 
 @dataclass(frozen=True)
 class ApiStrings:
-    """The API reference page (``booktools.website.api_docs``)."""
+    """The API reference page (``booktools.website.api_page``)."""
 
     title: str
     introduction: str

@@ -7,7 +7,7 @@
 - ``built_pages``: reading a built page (its article, its framework tab sets, the slides link), for the PDFs and
   the word counts.
 - ``heatmap_alt_text``: the alt text of the heatmaps, in the edition's language (templates: ``sources.alt_text``).
-- ``api_docs``: the API appendix page, and the Sphinx extension that links each object to its section.
+- ``api_page``: the API appendix page's text and its place in each edition's contents.
 - ``landing``: the landing page, ``_build/html/index.html``, one link per edition with its slides and PDFs.
 - ``preview_image``: the site's preview image (og:image), a heatmap of attention weights drawn at build time.
 - ``sitemap``: the site's ``sitemap.xml`` and ``robots.txt``.

@@ -52,7 +52,7 @@ from booktools.configuration.config_file import Edition
 from booktools.configuration.schema import ConfigError
 from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
 from booktools.upstream.guard import installed_problems
-from booktools.website.api_docs import with_api_page
+from booktools.website.api_page import with_api_page
 from booktools.website.editions import BuildError, edition_config
 from booktools.website.pages import SOURCE_ERRORS, write_edition_sources
 from booktools.website.sphinx_settings import with_warning_file
@@ -131,7 +131,7 @@ def prepare_edition(
         return EditionResult(edition, 1, log, [f"ERROR: {invalid}"])
     header = "# Derived by booktools.website.jupyter_book from the top-level file; do not edit.\n"
     config_file.write_text(header + yaml.safe_dump(derived, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    # The API appendix (booktools.website.api_docs) is generated into each edition's copy, after the pages.
+    # The API appendix (booktools.website.api_page) is generated into each edition's copy, after the pages.
     toc_file.write_text(header + yaml.safe_dump(with_api_page(toc), sort_keys=False), encoding="utf-8")
     try:
         source = write_edition_sources(project.chapters / edition.code, work / COPY_FOLDER, project)

@@ -15,7 +15,7 @@ copy of the edition in which the marks are replaced by what the Sphinx side
   or ``(**``, and not the text meant for the slides only; a page with slide
   marks gains, after its title, a line linking its decks
   (``booktools.slides.decks``, one per framework);
-- the edition gains the generated API page ``api.md`` (``booktools.website.api_docs``);
+- the edition gains the generated API page ``api.md`` (``booktools.website.api_page``);
 - a markdown cell gets the measured figures it quotes written in, in the edition's
   number format, and a code cell loses its record of figures, an output meant for the
   prose only (``booktools.sources.measured``): myst-nb would warn about its MIME type,
@@ -45,7 +45,7 @@ from booktools.sources.measured import MeasuredError, fill_page, fill_text, ment
 from booktools.sources.myst import extensions_of, headings
 from booktools.sources.slide_marks import mark_kinds, strip_slide_marks
 from booktools.sources.strings import EditionStrings, load_strings
-from booktools.website import api_docs
+from booktools.website import api_page
 from booktools.website.built_pages import SLIDES_LINK_ID
 from booktools.website.heatmap_alt_text import AltTextError, set_heatmap_alt_text
 
@@ -162,7 +162,7 @@ def write_edition_sources(source_dir: Path, target_root: Path, project: Project)
             (target / path.name).write_text(strip_slide_marks(_md_page(path, strings, project)), encoding="utf-8")
         elif path.is_file() and path not in data_files:
             shutil.copy2(path, target / path.name)
-    (target / f"{api_docs.PAGE}.md").write_text(api_docs.page(strings.api), encoding="utf-8")
+    (target / f"{api_page.PAGE}.md").write_text(api_page.page(strings.api), encoding="utf-8")
     for folder in project.shared_folders():
         shutil.copytree(folder, target_root / project.relative(folder))
     return target

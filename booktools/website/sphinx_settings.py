@@ -75,7 +75,7 @@ class BookSettings:
     # The edition's interface strings (booktools.sources.strings).
     live_strings: LiveStrings | None = None
     pdf_strings: PdfStrings | None = None
-    api_strings: ApiStrings | None = None  # booktools.website.api_docs
+    api_strings: ApiStrings | None = None  # booktools.website.extension.api_links
     theme_words: dict[str, str] = field(default_factory=dict)  # booktools.website.extension.theme_words
     footer_author: str = ""
 

@@ -26,7 +26,7 @@ from booktools.pdf.document import FRAMEWORK_ATTRIBUTE, PRINT_CSS, mark_framewor
 from booktools.pdf.edition_pdfs import document_copy
 from booktools.project import Project
 from booktools.sources.frameworks import FRAMEWORKS, NAMES
-from booktools.website.api_docs import PAGE as API_PAGE
+from booktools.website.api_page import PAGE as API_PAGE
 from booktools.website.built_pages import page_article
 
 PROJECT = Project.here()

@@ -99,7 +99,7 @@ def test_the_edition_copy_keeps_the_layout_so_relative_figure_paths_work(synthet
         "api.md",
         "index.md",
         "tabs.ipynb",
-    ]  # api.md: booktools.website.api_docs
+    ]  # api.md: booktools.website.api_page
     assert not (target_root / "stale").exists()
     assert (folder / "index.md").read_bytes() == (synthetic_book / "chapters/en/index.md").read_bytes()
     assert (folder / "../../img/attention-output.svg").resolve().is_file()

@@ -28,7 +28,7 @@ PATH_NAMES = (BUILD, CHAPTERS, CONFIG_FILE, D2LBOOK_ENV, LIBRARY, NOTEBOOKS, TOC
 # file name a config error names.
 NOT_PATHS = {
     ("website/jupyter_book.py", BUILD),
-    ("website/api_docs.py", CHAPTERS),
+    ("website/api_page.py", CHAPTERS),
     ("website/jupyter_book.py", CONFIG_FILE),
     ("website/jupyter_book.py", TOC_FILE),
     ("configuration/config_file.py", CONFIG_FILE),

@@ -41,7 +41,7 @@ from booktools.checks.audit.lighthouse import audit as lighthouse_audit
 from booktools.checks.audit.options import TABLE_FILE
 from booktools.checks.audit.static_host import serving
 from booktools.project import Project
-from booktools.website.api_docs import PAGE as API_PAGE
+from booktools.website.api_page import PAGE as API_PAGE
 
 SEARCH_PAGE = "search"
 LANDING = "index.html"

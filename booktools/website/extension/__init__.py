@@ -30,6 +30,8 @@ It then
 - rewrites every written page in named steps once the build is done: icons as inline
   SVG, plain code tokens, image sizes, code blocks' tab stops and line counts, then
   one bundled stylesheet and cut icon fonts (``booktools.website.extension.page_steps``);
+- documents ``d2l_lib`` on the API appendix page with autodoc, each object linked to the section
+  that defines it (``booktools.website.extension.api_links``);
 - fixes what axe-core finds in the pages (``booktools.website.extension.a11y``), among them
   two components of pydata-sphinx-theme overridden in ``templates/``
   (``search-button-field.html``, ``theme-switcher.html``; each says why).
@@ -40,6 +42,7 @@ the tools, their releases and the places to check.
 
 Its modules, one job each:
 
+- ``api_links``: the API appendix documented by autodoc, each object linked to the section that defines it.
 - ``upstream_check``: the tools' releases (``booktools.upstream``) checked first of every build; the theme's digest.
 - ``switcher``: the language switcher in every page's header.
 - ``search_box``: the search box's text in the edition's language.
@@ -81,6 +84,7 @@ from booktools.upstream.guard import require_releases
 require_releases()
 
 from booktools.website.extension.a11y import setup_a11y  # noqa: E402
+from booktools.website.extension.api_links import setup_api_links  # noqa: E402
 from booktools.website.extension.katex_math import setup_katex_math  # noqa: E402
 from booktools.website.extension.live import setup_live  # noqa: E402
 from booktools.website.extension.loading import setup_loading  # noqa: E402
@@ -125,4 +129,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_tab_stops(app)
     setup_pdf_links(app)
     setup_theme_words(app)
+    setup_api_links(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,16 +1,12 @@
-"""The API reference appendix: ``d2l_lib`` documented by Sphinx autodoc, one page per edition.
+"""The API appendix inside Sphinx: ``d2l_lib`` documented by autodoc, each object linked to its section.
 
-The page is generated, never written by hand: :func:`page` returns its MyST text
-(an ``automodule`` directive per framework module), which ``booktools.website.pages``
-writes into each edition's renderable copy as ``api.md`` and ``booktools.website.jupyter_book``
-adds to the edition's table of contents. As a Sphinx extension (loaded through
-``_config.yml``), this module turns on ``sphinx.ext.autodoc`` and
+``booktools.website.api_page`` writes the page (an ``automodule`` directive per
+framework module); this module turns on ``sphinx.ext.autodoc`` and
 ``sphinx.ext.napoleon`` (the library's docstrings are Google style; a return
 type stays text), documents no docstring a method inherits from the framework's
-base class, and appends to
-each docstring a link to the section of the book that defines the object: the
-generated modules name, above each block, the cell and the section label it
-comes from (its provenance header, ``booktools.derive.provenance``).
+base class, and appends to each docstring a link to the section of the book that
+defines the object: the generated modules name, above each block, the cell and
+the section label it comes from (its provenance header, ``booktools.derive.provenance``).
 
 Signatures keep their annotations; the frameworks' types (``torch.Tensor``,
 ``jax.Array``...) have no page in this book, so nitpicky mode ignores them. The
@@ -31,31 +27,10 @@ from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
 from booktools.derive.provenance import read_headers
-from booktools.sources.frameworks import FRAMEWORKS
-from booktools.sources.strings import ApiStrings
-from booktools.website.sphinx_settings import CONFIG_VALUE, register_settings, settings
+from booktools.website.sphinx_settings import CONFIG_VALUE, settings
 
-PAGE = "api"
-LABEL = "sec_api"
 # Types of the frameworks and of Python that have no target in the book.
 FOREIGN_TYPES = r"(torch|jax|jaxlib|jnp|flax|nn|tf|tensorflow|keras|np|numpy|plt|matplotlib|optax)(\..+)?"
-
-
-def page(strings: ApiStrings) -> str:
-    """Return the MyST text of the API page of an edition, with its title and introduction."""
-    parts = [f"({LABEL})=\n# {strings.title}\n\n{strings.introduction}\n"]
-    for framework in FRAMEWORKS:
-        module = f"d2l_lib.{framework.module}"
-        parts.append(
-            f"## {framework.label}: `{module}`\n\n"
-            f"```{{eval-rst}}\n.. automodule:: {module}\n   :members:\n   :member-order: bysource\n```\n"
-        )
-    return "\n".join(parts)
-
-
-def with_api_page(toc: dict[str, Any]) -> dict[str, Any]:
-    """Return an edition's table of contents with the API page as its last chapter."""
-    return {**toc, "chapters": [*toc.get("chapters", []), {"file": PAGE}]}
 
 
 @functools.cache
@@ -138,13 +113,10 @@ def ignore_foreign_types(app: Sphinx, config: Config) -> None:
     config.napoleon_use_rtype = False  # "Returns: A bool tensor of shape ...": text, not a class
 
 
-def setup(app: Sphinx) -> dict[str, Any]:
-    """Sphinx entry point: autodoc, section links, aliases."""
+def setup_api_links(app: Sphinx) -> None:
+    """Autodoc and napoleon for the API page, with section links and aliases."""
     app.setup_extension("sphinx.ext.autodoc")
     app.setup_extension("sphinx.ext.napoleon")
     app.connect("autodoc-process-signature", alias_signature)
     app.connect("config-inited", ignore_foreign_types)
     app.connect("autodoc-process-docstring", add_section_link)
-    # The edition's strings (booktools.sources.strings), "Defined in" in its language, are its api_strings.
-    register_settings(app)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
