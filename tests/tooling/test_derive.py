@@ -104,7 +104,7 @@ def test_each_language_and_framework_has_its_folder(synthetic_book: Path):
         derive.derived_path(source, by_name("jax"), project)
         == synthetic_book / "notebooks" / "id" / "jax" / "tabs.ipynb"
     )
-    assert sorted(project.relative(path) for path in derive.expected_files(project)) == sorted(
+    assert sorted(project.relative(path) for path in derive.expected_notebooks(project)) == sorted(
         f"notebooks/{language}/{framework.name}/tabs.ipynb" for language in ("en", "id") for framework in FRAMEWORKS
     )
 
@@ -180,7 +180,7 @@ def test_a_library_without_a_version_is_an_error(synthetic_book: Path):
 def test_check_reports_a_hand_edit_a_missing_an_outdated_and_an_orphan_notebook(synthetic_book: Path):
     book, project = synthetic_book, Project(synthetic_book)
     written = derive.write(project)
-    assert len(written) == 6 and derive.differences(derive.expected_files(project), project) == []
+    assert len(written) == 6 + 1 and derive.differences(derive.expected_files(project), project) == []
     edited = book / "notebooks/en/jax/tabs.ipynb"
     notebook = nbformat.read(edited, as_version=4)
     notebook.cells[3].source += "\nprint('edited in Jupyter')"
@@ -216,7 +216,10 @@ def test_the_commands_write_and_check(synthetic_book: Path):
     assert checked.stderr.splitlines()[0] == "notebooks/ and the source pages differ (run `make notebooks`):"
     assert "- notebooks/en/pytorch/tabs.ipynb is missing" in checked.stderr.splitlines()
     written = run_derive(synthetic_book)
-    assert (written.returncode, written.stdout) == (0, "wrote 6 notebooks under notebooks/\n")
+    assert (written.returncode, written.stdout) == (
+        0,
+        "wrote 7 files under notebooks/ (the notebooks and conftest.py)\n",
+    )
     checked = run_derive(synthetic_book, "--check")
     assert (checked.returncode, checked.stdout) == (0, "notebooks/ matches the source pages\n")
 
@@ -246,7 +249,8 @@ def test_derivation_is_byte_stable(synthetic_book: Path):
     assert {path: path.stat().st_mtime_ns for path in first} == stamps  # unchanged files are not rewritten
     for path, text in first.items():
         assert path.read_text(encoding="utf-8") == text
-        assert derive.render(nbformat.reads(text, as_version=4)) == text  # as Jupyter saves it back
+        if path.suffix == ".ipynb":  # the conftest beside them is Python
+            assert derive.render(nbformat.reads(text, as_version=4)) == text  # as Jupyter saves it back
 
 
 def test_derivation_does_not_depend_on_the_hash_seed(synthetic_book: Path, tmp_path: Path):
@@ -265,6 +269,6 @@ def test_derivation_does_not_depend_on_the_hash_seed(synthetic_book: Path, tmp_p
 
 
 def test_every_derived_notebook_is_valid_json_ending_in_a_newline(synthetic_book: Path):
-    for path, text in derive.expected_files(Project(synthetic_book)).items():
+    for path, text in derive.expected_notebooks(Project(synthetic_book)).items():
         assert text.endswith("}\n") and not text.endswith("\n\n"), path
         nbformat.validate(nbformat.reads(text, as_version=4))
