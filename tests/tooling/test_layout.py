@@ -125,6 +125,8 @@ def test_a_verb_s_command_line_imports_no_other_verb_s_package(verb: str) -> Non
     assert imported(verb, "--help").strip().splitlines()[-1] == "[]"
     assert "booktools.checks.audit.options" in imported("audit", "--help")
     assert "booktools.checks.version_matrix" in imported("versions", "--help")
+    audit_help = imported("audit", "--help")
+    assert "booktools.checks.audit.lighthouse" not in audit_help, "the audit's options read no Lighthouse run"
 
 
 def test_the_verb_of_a_command_line_is_found_before_any_option_is_defined() -> None:

@@ -19,6 +19,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from booktools.checks.audit.options import PRESETS
 from booktools.programs import CHROMIUM_VARIABLE, chromium, npm_prefix
 
 # Where `make audit` installs the pinned Lighthouse (npm ci --prefix LIGHTHOUSE_PREFIX).
@@ -26,7 +27,6 @@ LIGHTHOUSE_PREFIX = npm_prefix("lighthouse")
 CLI = Path("node_modules") / "lighthouse" / "cli" / "index.js"
 CHROME_FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage")
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
-PRESETS = ("mobile", "desktop")
 # The key metrics of the table: Lighthouse's audit id -> (column, unit).
 METRICS = {
     "first-contentful-paint": ("FCP", "s"),

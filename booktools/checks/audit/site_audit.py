@@ -36,9 +36,9 @@ import posixpath
 import sys
 import time
 
-from booktools.checks.audit.lighthouse import CATEGORIES, METRICS, PRESETS, LighthouseError, Result, cli
+from booktools.checks.audit.lighthouse import CATEGORIES, METRICS, LighthouseError, Result, cli
 from booktools.checks.audit.lighthouse import audit as lighthouse_audit
-from booktools.checks.audit.options import TABLE_FILE
+from booktools.checks.audit.options import PRESETS, TABLE_FILE
 from booktools.checks.audit.static_host import serving
 from booktools.project import Project
 from booktools.website.api_page import PAGE as API_PAGE
