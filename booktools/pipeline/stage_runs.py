@@ -19,6 +19,7 @@ from booktools.pipeline.graph import Outcome
 from booktools.programs import chromium
 from booktools.project import SITE_FILES, Project
 from booktools.slides import decks
+from booktools.slides.errors import SlidesError
 from booktools.sources.strings import load_strings
 from booktools.website import jupyter_book, site_url
 from booktools.website.editions import BuildError, config_mapping, edition_toc, editions_to_build
@@ -64,7 +65,7 @@ def build_slides(project: Project, editions: list[str]) -> dict[str, Outcome]:
         return _all(Outcome.SKIPPED, editions)
     try:
         written = decks.build(project.site_dir, project, editions)
-    except decks.SlidesError as error:
+    except SlidesError as error:
         print(f"make book failed: slides: {error}", file=sys.stderr)
         return _all(Outcome.FAILED, editions)
     print(f"slides: {len(written)} decks of {', '.join(editions)} -> {project.relative(project.site_dir)}/<lang>/")

@@ -23,12 +23,14 @@ stage          reads (besides its code and tools)         writes                
 =============  =========================================  ==================================  =============
 
 Each stage also reads its code: the modules it runs (``*_CODE`` below, with every module of
-booktools they import) and the files beside them (``booktools.pipeline.tool_inputs``), and
-the versions of its tools: the Python distributions its code imports (and ``jupyter-book``,
-which the site stage runs), with every distribution they require, Node for the sites' KaTeX
-and the audit's Lighthouse, ``.venv-d2lbook`` for the slides, Chromium for the PDFs and the
-audit. What each stage
-does is in ``booktools.pipeline.stage_runs``.
+booktools they import) and the files beside them (``booktools.pipeline.tool_inputs``), the
+file of the module that holds its ``run`` (``booktools.pipeline.stage_runs``, where what each
+stage does is), and the versions of its tools: the Python distributions its code imports (and
+``jupyter-book``, which the site stage runs), with every distribution they require, Node for
+the sites' KaTeX and the audit's Lighthouse, ``.venv-d2lbook`` and MathJax for the slides,
+Chromium for the PDFs and the audit. The library and the notebooks also run ``d2l_lib``'s
+``__init__.py`` and ``figure_text.py`` (:func:`library_code`). ``tests/tooling/test_stage_reads.py``
+runs the cheap stages and fails when one opens a file of the project that it does not declare.
 
 ``site``, ``slides`` and ``pdf`` run per edition (``booktools.pipeline.graph``): after a
 change to one page of one edition, ``make book`` builds that edition's site, decks and
@@ -49,6 +51,7 @@ time it is asked: Lighthouse's scores depend on the machine's load, so a pass le
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -69,6 +72,7 @@ from booktools.pipeline.tool_inputs import (
     distributions,
     environment_digest,
     file_identity,
+    module_file,
     module_files,
     node_version,
     python_environment,
@@ -76,6 +80,7 @@ from booktools.pipeline.tool_inputs import (
 )
 from booktools.programs import chromium
 from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
+from booktools.slides import mathjax
 from booktools.slides.decks import all_decks
 from booktools.sources.code_text import library_table_file
 from booktools.sources.frameworks import FRAMEWORKS
@@ -97,9 +102,22 @@ def _configuration(project: Project) -> list[Path]:
     return [project.config_file, project.toc_file]
 
 
+def library_code(project: Project) -> list[Path]:
+    """The files of ``d2l_lib`` that the derivations run: ``booktools.sources.code_text`` imports
+    ``d2l_lib.figure_text`` (with the package's ``__init__.py``, whose ``__version__`` every notebook's
+    install cell states)."""
+    return [project.library_dir / "__init__.py", project.library_dir / "figure_text.py"]
+
+
 def _all_pages(*code: str) -> Callable[[Project, str], list[Path]]:
-    """What a whole-book derivation reads: its code, the configuration and every edition's pages."""
-    return lambda project, edition: [*module_files(project, *code), *_configuration(project), project.chapters]
+    """What a whole-book derivation reads: its code, the library's files it runs, the configuration and
+    every edition's pages (and the book's data files beside them in ``chapters/``)."""
+    return lambda project, edition: [
+        *module_files(project, *code),
+        *library_code(project),
+        *_configuration(project),
+        project.chapters,
+    ]
 
 
 def edition_inputs(project: Project, edition: str) -> list[Path]:
@@ -158,84 +176,101 @@ def _site_tools(project: Project) -> str:
     return environment_digest(distributions(modules, ("jupyter-book",)), node_version())
 
 
-def _d2lbook(project: Project) -> str:
-    return environment_digest(python_environment(str(project.d2lbook_env)))
+def _slides_tools(project: Project) -> str:
+    """The decks' tools: every distribution of ``.venv-d2lbook`` (d2lbook, nbconvert), and what the slides'
+    code imports in the running environment (jinja2, nbformat) with MathJax (django-static-mathjax), which
+    ``booktools.slides.mathjax`` finds by its package name rather than an import."""
+    imported = third_party_imports(module_files(project, *SLIDES_CODE)) | {mathjax.PACKAGE}
+    return environment_digest(python_environment(str(project.d2lbook_env)), distributions(imported))
 
 
 def _browser(*code: str) -> Callable[[Project], str]:
     return lambda project: environment_digest(_imported(*code)(project), file_identity(chromium()), node_version())
 
 
-STAGES = (
-    Stage(
-        "library",
-        "the library, one module per framework, from the #@save cells of the source pages",
-        reads=_all_pages(*LIBRARY_CODE),
-        writes=lambda project, edition: [
-            *(library.library_path(framework, project) for framework in FRAMEWORKS),
-            library_table_file(project),
-        ],
-        run=write_library,
-        per_edition=False,
-        environment=_imported(*LIBRARY_CODE),
-    ),
-    Stage(
-        "notebooks",
-        "one runnable notebook per page, edition and framework",
-        reads=_all_pages(*NOTEBOOKS_CODE),
-        writes=lambda project, edition: [project.notebooks_dir],
-        run=write_notebooks,
-        per_edition=False,
-        environment=_imported(*NOTEBOOKS_CODE),
-    ),
-    Stage(
-        "site",
-        "each edition's site, with Jupyter Book",
-        reads=edition_inputs,
-        writes=site_writes,
-        run=build_sites,
-        needs=("library",),
-        made=site_made,
-        environment=_site_tools,
-    ),
-    Stage(
-        "slides",
-        "each edition's lecture slides, with d2lbook and nbconvert",
-        reads=slides_inputs,
-        writes=slides_writes,
-        run=build_slides,
-        environment=_d2lbook,
-    ),
-    Stage(
-        "pdf",
-        "each edition's PDFs, one per framework, printed by Chromium from its site",
-        reads=lambda project, edition: [*module_files(project, *PDF_CODE), *_configuration(project)],
-        writes=lambda project, edition: [project.pdf_file(edition, framework.name) for framework in FRAMEWORKS],
-        run=print_pdfs,
-        needs=("site",),
-        environment=_browser(*PDF_CODE),
-    ),
-    Stage(
-        "root",
-        "the landing page, preview image, sitemap and robots.txt at the site's root",
-        reads=root_reads,
-        writes=lambda project, edition: [project.site_dir / name for name in SITE_FILES],
-        run=write_root,
-        needs=("site", "slides", "pdf"),
-        per_edition=False,
-        environment=_imported(*ROOT_CODE),
-    ),
-    Stage(
-        "audit",
-        "Lighthouse on every page of the built site, mobile and desktop; fails under the bar",
-        reads=lambda project, edition: [*module_files(project, *AUDIT_CODE), *_configuration(project)],
-        writes=lambda project, edition: [project.work_dir("audit") / project.site_dir.name / TABLE_FILE],
-        run=run_audit,
-        needs=("site", "slides", "pdf", "root"),
-        per_edition=False,
-        environment=_browser(*AUDIT_CODE),
-        cached=False,
-    ),
+def _reading_its_run(stage: Stage) -> Stage:
+    """``stage`` with the file of the module that holds its ``run`` (``booktools.pipeline.stage_runs``) among
+    what it reads: that file alone, not what it imports, which would be every stage's code."""
+    reads = stage.reads
+    module = stage.run.__module__
+    return dataclasses.replace(
+        stage, reads=lambda project, edition: [*reads(project, edition), module_file(project, module)]
+    )
+
+
+STAGES = tuple(
+    _reading_its_run(stage)
+    for stage in (
+        Stage(
+            "library",
+            "the library, one module per framework, from the #@save cells of the source pages",
+            reads=_all_pages(*LIBRARY_CODE),
+            writes=lambda project, edition: [
+                *(library.library_path(framework, project) for framework in FRAMEWORKS),
+                library_table_file(project),
+            ],
+            run=write_library,
+            per_edition=False,
+            environment=_imported(*LIBRARY_CODE),
+        ),
+        Stage(
+            "notebooks",
+            "one runnable notebook per page, edition and framework",
+            reads=_all_pages(*NOTEBOOKS_CODE),
+            writes=lambda project, edition: [project.notebooks_dir],
+            run=write_notebooks,
+            per_edition=False,
+            environment=_imported(*NOTEBOOKS_CODE),
+        ),
+        Stage(
+            "site",
+            "each edition's site, with Jupyter Book",
+            reads=edition_inputs,
+            writes=site_writes,
+            run=build_sites,
+            needs=("library",),
+            made=site_made,
+            environment=_site_tools,
+        ),
+        Stage(
+            "slides",
+            "each edition's lecture slides, with d2lbook and nbconvert",
+            reads=slides_inputs,
+            writes=slides_writes,
+            run=build_slides,
+            environment=_slides_tools,
+        ),
+        Stage(
+            "pdf",
+            "each edition's PDFs, one per framework, printed by Chromium from its site",
+            reads=lambda project, edition: [*module_files(project, *PDF_CODE), *_configuration(project)],
+            writes=lambda project, edition: [project.pdf_file(edition, framework.name) for framework in FRAMEWORKS],
+            run=print_pdfs,
+            needs=("site",),
+            environment=_browser(*PDF_CODE),
+        ),
+        Stage(
+            "root",
+            "the landing page, preview image, sitemap and robots.txt at the site's root",
+            reads=root_reads,
+            writes=lambda project, edition: [project.site_dir / name for name in SITE_FILES],
+            run=write_root,
+            needs=("site", "slides", "pdf"),
+            per_edition=False,
+            environment=_imported(*ROOT_CODE),
+        ),
+        Stage(
+            "audit",
+            "Lighthouse on every page of the built site, mobile and desktop; fails under the bar",
+            reads=lambda project, edition: [*module_files(project, *AUDIT_CODE), *_configuration(project)],
+            writes=lambda project, edition: [project.work_dir("audit") / project.site_dir.name / TABLE_FILE],
+            run=run_audit,
+            needs=("site", "slides", "pdf", "root"),
+            per_edition=False,
+            environment=_browser(*AUDIT_CODE),
+            cached=False,
+        ),
+    )
 )
 MAKE_BOOK = ("root", "notebooks")  # the stages make book brings up to date, with all they need
 

@@ -60,6 +60,18 @@ def _parsed_imports(file: Path, mtime_ns: int, size: int) -> frozenset[str]:
     return frozenset(found)
 
 
+def module_file(project: Project, module: str) -> Path:
+    """The file of one dotted module of booktools, alone (a package's ``__init__.py``).
+
+    Raises:
+        ValueError: if the project holds no such module.
+    """
+    file = _module_file(project.root, module)
+    if file is None:
+        raise ValueError(f"{module} is not a module under {project.root}")
+    return file
+
+
 def module_files(project: Project, *modules: str) -> list[Path]:
     """The files of ``modules`` and of every module of booktools they import, with the data files beside them."""
     seen: set[Path] = set()

@@ -47,6 +47,7 @@ import nbformat
 from booktools.derive.notebooks import derive
 from booktools.programs import npm_prefix
 from booktools.project import DECK_NAME, SLIDES_FOLDER, Project
+from booktools.slides.errors import SlidesError
 from booktools.slides.lecture import fit_slide_notebook, lecture_cells
 from booktools.slides.mathjax import COMPONENT_DIRS, mathjax_source
 from booktools.slides.metrics import METRICS
@@ -63,10 +64,6 @@ TEMPLATE = "d2l_reveal"
 INDEX_TEMPLATE = "index.html"  # the index of an edition's decks, beside the template
 STYLE_TEMPLATE = "slides.css.j2"  # the slides' layout (booktools.slides.fit's sizes), beside the decks
 STYLE = "slides.css"
-
-
-class SlidesError(Exception):
-    """A tool the slides need is missing, or one of them failed."""
 
 
 @dataclass(frozen=True)

@@ -14,18 +14,23 @@ from __future__ import annotations
 import importlib.resources
 from pathlib import Path
 
-from sphinx.errors import ExtensionError
+from booktools.slides.errors import SlidesError
 
 # Folders of MathJax's es5 distribution loaded on demand by a combined component.
 COMPONENT_DIRS = ("a11y", "adaptors", "input", "output", "sre", "ui")
+PACKAGE = "mathjax"  # the import name of django-static-mathjax, which the slides stage's tools count
 
 
 def mathjax_source() -> Path:
-    """Return the folder of MathJax's ``es5`` distribution installed with the book's tools."""
+    """Return the folder of MathJax's ``es5`` distribution installed with the book's tools.
+
+    Raises:
+        SlidesError: if django-static-mathjax is not installed.
+    """
     try:
-        root = importlib.resources.files("mathjax")
+        root = importlib.resources.files(PACKAGE)
     except ModuleNotFoundError as error:
-        raise ExtensionError(
+        raise SlidesError(
             "MathJax is missing: install the pinned django-static-mathjax from requirements.txt"
         ) from error
     return Path(str(root)) / "static" / "mathjax" / "es5"

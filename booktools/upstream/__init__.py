@@ -12,8 +12,7 @@ of its tool can run:
 
 - ``booktools.website.build``: before it starts any ``jupyter-book build``;
 - ``booktools.website.extension``: first thing when the extension is imported (before
-  its modules import a tool's insides), and again first of every ``config-inited``
-  handler (``booktools.website.extension.upstream_check``);
+  its modules import a tool's insides; every handler of the build runs in that process);
 - ``booktools.checks.nbval_plugin``: before it replaces nbval's comparison.
 
 A patch release of the same series passes. ``requirements.txt`` (for d2lbook,

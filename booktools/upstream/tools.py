@@ -43,7 +43,7 @@ UPSTREAM = (
             Place("website/extension/templates/layout.html", "tab stops, colour mode"),
             Place(
                 "website/extension/templates/static/webpack-macros.html",
-                "overrides its template; digest read by website/extension/upstream_check.py",
+                "overrides its template; digest read by website/extension/theme_digest.py",
             ),
             Place("website/extension/templates/search.html", "overrides its template"),
             Place("website/extension/templates/search-button-field.html", "overrides its component"),

@@ -16,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from booktools.pipeline import stages
+from booktools.pipeline import stage_runs, stages
 from booktools.pipeline.graph import ONCE, Outcome, Stage, make, ordered, stale_tasks
 from booktools.pipeline.stamps import files_digest, read_stamp
 from booktools.project import Project
+from booktools.slides import decks, mathjax
+from booktools.slides.errors import SlidesError
 from booktools.sources.frameworks import FRAMEWORKS
 
 PROJECT = Project.here()
@@ -275,3 +277,40 @@ def test_a_tool_s_digest_ignores_distributions_outside_the_environment(tmp_path:
     finally:
         for cached in (tool_inputs._installed, tool_inputs._providers, tool_inputs._distributions):
             cached.cache_clear()
+
+
+def test_a_change_to_the_module_of_the_stages_runs_runs_every_stage_again(book_copy: Project) -> None:
+    assert make(book_copy, recorded([]), report=lambda line: None)
+    with (book_copy.root / "booktools" / "pipeline" / "stage_runs.py").open("a", encoding="utf-8") as module:
+        module.write("# a change\n")
+    ran: list[str] = []
+    assert make(book_copy, recorded(ran), report=lambda line: None)
+    assert set(ran) == every_task(book_copy)
+
+
+def test_the_slides_tools_are_d2lbook_s_environment_and_what_their_code_imports_with_mathjax(monkeypatch) -> None:
+    asked: list[set[str]] = []
+
+    def distributions(modules: set[str], programs: tuple[str, ...] = ()) -> str:
+        asked.append(modules)
+        return ",".join(sorted(modules))
+
+    monkeypatch.setattr(stages, "distributions", distributions)
+    slides = next(stage for stage in stages.STAGES if stage.name == "slides")
+    before = slides.environment(PROJECT)
+    assert {"jinja2", "nbformat", "mathjax"} <= asked[0]  # mathjax: django-static-mathjax's import name
+    monkeypatch.setattr(stages, "distributions", lambda modules, programs=(): "jinja2==99")
+    assert slides.environment(PROJECT) != before  # an upgrade in .venv rebuilds the decks
+
+
+def test_missing_mathjax_fails_the_slides_stage_with_its_message(book_copy: Project, monkeypatch, capsys) -> None:
+    def no_package(name: str) -> None:
+        raise ModuleNotFoundError(f"No module named {name!r}")
+
+    monkeypatch.setattr(mathjax.importlib.resources, "files", no_package)
+    with pytest.raises(SlidesError, match="django-static-mathjax"):
+        mathjax.mathjax_source()
+    book_copy.d2lbook_env.mkdir(exist_ok=True)
+    monkeypatch.setattr(decks, "build", lambda site, project, editions: [mathjax.mathjax_source()])
+    assert stage_runs.build_slides(book_copy, ["en"]) == {"en": Outcome.FAILED}
+    assert "slides: MathJax is missing: install the pinned django-static-mathjax" in capsys.readouterr().err

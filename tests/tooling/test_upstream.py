@@ -31,7 +31,7 @@ from booktools.configuration.config_file import Edition
 from booktools.project import Project
 from booktools.upstream import guard, tools
 from booktools.website import jupyter_book
-from booktools.website.extension import upstream_check
+from booktools.website.extension import theme_digest
 
 PROJECT = Project.here()
 BOOKTOOLS = PROJECT.root / "booktools"
@@ -128,28 +128,14 @@ def test_importing_the_extension_on_a_wrong_release_stops_with_the_guard_s_words
     assert "loaded: []" in message, "a module of the extension was imported before the guard"
 
 
-def test_the_release_check_is_the_first_config_inited_handler() -> None:
+def test_the_theme_s_digest_is_given_to_the_templates_once_the_configuration_is_read() -> None:
     app = mock.MagicMock(config={})  # records what the extension's setup registers
     booktools.website.extension.setup(app)
-    handlers = {
-        call.args[1]: call.kwargs.get("priority", 500)
-        for call in app.connect.call_args_list
-        if call.args[0] == "config-inited"
-    }
-    guard = handlers.pop(upstream_check.check_upstream)
-    assert guard == upstream_check.GUARD_PRIORITY
-    assert handlers and all(guard < priority for priority in handlers.values()), handlers
-
-
-def test_the_config_inited_check_stops_sphinx_naming_the_places(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(guard, "version", faked_version("sphinx-copybutton", "0.6.0"))
+    handlers = [call.args[1] for call in app.connect.call_args_list if call.args[0] == "config-inited"]
+    assert theme_digest.give_theme_digest in handlers
     config = SimpleNamespace(html_context={})
-    with pytest.raises(ExtensionError, match=re.escape(COPYBUTTON_0_6)):
-        upstream_check.check_upstream(mock.Mock(), config)  # type: ignore[arg-type]
-    assert config.html_context == {}
-    monkeypatch.undo()
-    upstream_check.check_upstream(mock.Mock(), config)  # type: ignore[arg-type]
-    assert config.html_context == {upstream_check.CONTEXT_KEY: upstream_check.theme_asset_digest()}
+    theme_digest.give_theme_digest(mock.Mock(), config)  # type: ignore[arg-type]
+    assert config.html_context == {theme_digest.CONTEXT_KEY: theme_digest.theme_asset_digest()}
 
 
 def test_the_nbval_plugin_refuses_another_series_of_nbval_in_the_registry_s_words(
@@ -166,14 +152,14 @@ def test_the_nbval_plugin_refuses_another_series_of_nbval_in_the_registry_s_word
 
 
 def test_the_theme_s_asset_digest_is_read_from_its_own_template_not_copied(tmp_path: Path) -> None:
-    digest = upstream_check.theme_asset_digest()
+    digest = theme_digest.theme_asset_digest()
     assert re.fullmatch(r"[0-9a-f]{8,}", digest)
     ours = (TEMPLATES / "static" / "webpack-macros.html").read_text(encoding="utf-8")
     assert "?digest=" not in ours.replace("?digest={{ book_theme_digest }}", ""), "a digest copied by hand"
     two = tmp_path / "macros.html"
     two.write_text('<a href="a?digest=0a1b2c3d"></a><a href="b?digest=ffff0000"></a>', encoding="utf-8")
     with pytest.raises(ExtensionError, match="expected one asset digest"):
-        upstream_check.theme_asset_digest(two)
+        theme_digest.theme_asset_digest(two)
 
 
 # Completeness: every coupling of booktools/ is a place of its tool (the rule: booktools/upstream/tools.py's docstring).
@@ -192,7 +178,6 @@ OWN_ORDER = {
     ("website/extension/warning_file.py", 1000),  # the file closed last
     ("website/extension/loading.py", 900),  # after every handler that adds a script
     ("website/extension/page_steps.py", 900),  # the written site rewritten after the build's own steps
-    ("website/extension/upstream_check.py", upstream_check.GUARD_PRIORITY),  # the guard, first
 }
 
 

@@ -43,7 +43,7 @@ the tools, their releases and the places to check.
 Its modules, one job each:
 
 - ``api_links``: the API appendix documented by autodoc, each object linked to the section that defines it.
-- ``upstream_check``: the tools' releases (``booktools.upstream``) checked first of every build; the theme's digest.
+- ``theme_digest``: the theme's asset digest, read from the installed theme, given to the templates.
 - ``switcher``: the language switcher in every page's header.
 - ``search_box``: the search box's text in the edition's language.
 - ``tabs``: each group of framework cells as synchronised sphinx-design tabs, and the Colab button.
@@ -96,8 +96,8 @@ from booktools.website.extension.search_box import setup_search_box  # noqa: E40
 from booktools.website.extension.switcher import setup_switcher  # noqa: E402
 from booktools.website.extension.tab_stops import setup_tab_stops  # noqa: E402
 from booktools.website.extension.tabs import setup_tabs  # noqa: E402
+from booktools.website.extension.theme_digest import setup_theme_digest  # noqa: E402
 from booktools.website.extension.theme_words import setup_theme_words  # noqa: E402
-from booktools.website.extension.upstream_check import setup_upstream  # noqa: E402
 from booktools.website.extension.warning_file import setup_warning_file  # noqa: E402
 from booktools.website.sphinx_settings import register_settings  # noqa: E402
 
@@ -125,7 +125,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_katex_math(app)
     setup_loading(app)
     setup_page_steps(app)
-    setup_upstream(app)
+    setup_theme_digest(app)
     setup_tab_stops(app)
     setup_pdf_links(app)
     setup_theme_words(app)
