@@ -1,12 +1,11 @@
 """The blocks of ``docs/architecture.md`` that are facts of the code, rendered from the code (``make docs``).
 
-Each block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``; :data:`BLOCKS` renders
-it: the verbs (``booktools.docs.verbs``, with the make targets whose recipe calls each), the import layers
-(``booktools.LAYERS``), the stages
-(``booktools.pipeline.stages.STAGES``, in the order they run), the modules (each package's ``__init__`` map,
-the one place a module's job is written), the quality bars (the constants that hold them) and the upstream
-tools (``UPSTREAM``). ``python -m booktools docs`` writes them; ``--check`` (and ``python -m booktools
-check``) changes nothing and names each block that differs from what the code renders.
+Each block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``; :data:`BLOCKS` renders it:
+the verbs (``booktools.docs.verbs``, with the make targets whose recipe calls each), the import layers
+(``booktools.LAYERS``), the stages (``booktools.pipeline.stages.STAGES``, in the order they run), the modules (each
+package's ``__init__`` map, the one place a module's job is written), the quality bars (the constants that hold
+them) and the upstream tools (``UPSTREAM``). ``python -m booktools docs`` writes them; ``--check`` (and
+``python -m booktools check``) changes nothing and names each block that differs from what the code renders.
 """
 
 from __future__ import annotations
