@@ -1,11 +1,11 @@
 """The blocks of ``docs/architecture.md`` that are facts of the code, rendered from the code (``make docs``).
 
-Each block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``; :data:`BLOCKS` renders
-it: the verbs (``booktools.docs.verbs``, with the make targets whose recipe calls each), the stages
-(``booktools.pipeline.stages.STAGES``, in the order they run), the modules (each package's ``__init__`` map,
-the one place a module's job is written), the quality bars (the constants that hold them) and the upstream
-tools (``UPSTREAM``). ``python -m booktools docs`` writes them; ``--check`` (and ``python -m booktools
-check``) changes nothing and names each block that differs from what the code renders.
+Each block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``; :data:`BLOCKS` renders it:
+the verbs (``booktools.docs.verbs``, with the make targets whose recipe calls each), the import layers
+(``booktools.LAYERS``), the stages (``booktools.pipeline.stages.STAGES``, in the order they run), the modules (each
+package's ``__init__`` map, the one place a module's job is written), the quality bars (the constants that hold
+them) and the upstream tools (``UPSTREAM``). ``python -m booktools docs`` writes them; ``--check`` (and
+``python -m booktools check``) changes nothing and names each block that differs from what the code renders.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import ModuleType
 
+from booktools import LAYERS
 from booktools.checks import nbval_numbers, nbval_plugin
 from booktools.checks.audit import options as audit_options
 from booktools.docs.verbs import VERB_HELP
@@ -126,6 +127,11 @@ def _stage_row(project: Project, stage: Stage, number: int, book: set[str]) -> t
     reads = _grouped(project, stage.reads(project, edition), editions)
     writes = _grouped(project, stage.writes(project, edition), editions)
     return (str(number), f"`{stage.name}`", _text(stage.does), runs, reads, writes, needs, verb)
+
+
+def layers(project: Project) -> str:
+    """The import layers, bottom first, on one line: a package or top module per layer."""
+    return " → ".join(f"`{name}`" for name in LAYERS) + "\n"
 
 
 def stages(project: Project) -> str:
@@ -240,6 +246,7 @@ def upstream(project: Project) -> str:
 
 BLOCKS: dict[str, Callable[[Project], str]] = {
     "verbs": verbs,
+    "layers": layers,
     "stages": stages,
     "modules": modules,
     "bars": bars,

@@ -10,7 +10,7 @@ coupling holds for the release series it was written against (``0.17`` of ``0.17
 releases are of another series. The guards that use it, each before the first coupling
 of its tool can run:
 
-- ``booktools.website.build``: before it starts any ``jupyter-book build``;
+- ``booktools.website.jupyter_book.build_editions``: before it starts any ``jupyter-book build``;
 - ``booktools.website.extension``: first thing when the extension is imported (before
   its modules import a tool's insides; every handler of the build runs in that process);
 - ``booktools.checks.nbval_plugin``: before it replaces nbval's comparison.

@@ -24,7 +24,11 @@ copy of the edition in which the marks are replaced by what the Sphinx side
   the edition's language, from the description the figure carries
   (``booktools.website.heatmap_alt_text``).
 
-The copy keeps the repository's layout (``chapters/<code>/`` beside ``img/``), so
+``book_notebook`` does what one notebook needs alone: the tabs' tags and containers, the
+``#@tab all`` cells, the slide marks stripped and the record of figures dropped.
+``write_edition_sources`` writes the copy: it fills in the measured figures before
+``book_notebook`` drops their record, then adds the slides link, the alt text and the API
+page. The copy keeps the repository's layout (``chapters/<code>/`` beside ``img/``), so
 relative paths to figures work unchanged.
 """
 
@@ -55,7 +59,12 @@ SOURCE_ERRORS = (TabError, MeasuredError, AltTextError)
 
 
 def book_notebook(notebook: nbformat.NotebookNode, where: str = "page") -> nbformat.NotebookNode:
-    """Return the renderable form of a source notebook (see the module docstring).
+    """Return a source notebook with its cells in renderable form, the notebook's own part of the copy.
+
+    Each framework code cell loses its ``#@tab`` line and gains its tab tags; each framework markdown cell
+    becomes a ``{container}`` of its tab classes; a ``#@tab all`` cell loses its mark; every markdown cell loses
+    its slide marks and every code cell its record of figures. The measured figures, the slides link and the alt
+    text are :func:`write_edition_sources`' part.
 
     Raises:
         booktools.sources.frameworks.TabError: naming ``where`` and the cell, if the framework marks are malformed.

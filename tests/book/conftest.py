@@ -1,7 +1,7 @@
 """Fixtures for the rendered book: the built site, a local web server, a headless browser.
 
 The site is built once per session, and only when ``_build/html`` is missing or
-was built from other files than the ones in the tree (``booktools.website.jupyter_book.is_current``),
+was built from other files than the ones in the tree (``booktools.pipeline.stages.is_current``),
 so ``make book && make test`` builds once. Under a file lock: pytest-xdist's workers
 (``make test`` runs two) and the pytest runs that tests start share the one build,
 the first to ask builds and the others wait for it. With ``CI=true`` a missing browser

@@ -1,6 +1,6 @@
 """The packages of ``booktools`` import each other in one direction, at the top of their modules.
 
-The layers, from the bottom: what a package may import is below it, never above, so that
+The layers, ``booktools.LAYERS``, from the bottom: what a package may import is below it, never above, so that
 a change low down is the only kind that can reach far, and no cycle hides in a function
 body. The entry point, ``booktools/__main__.py``, alone imports inside functions: each verb
 loads its function's package when it runs, so that ``--help`` does not import every framework.
@@ -14,27 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from booktools import LAYERS
+from booktools.docs.tables import package_map
 from booktools.project import Project
 
 PACKAGE = Project.here().root / "booktools"
-# Bottom first. A top-level module (project.py) is a layer of its own, as a package is.
-LAYERS = (
-    "upstream",
-    "configuration",
-    "programs",
-    "runtime",
-    "project",
-    "sources",
-    "derive",
-    "slides",
-    "website",
-    "pdf",
-    "checks",
-    "pipeline",
-    "servers",
-    "docs",
-    "__main__",
-)
 MODULES = sorted(path for path in PACKAGE.rglob("*.py") if "__pycache__" not in path.parts)
 
 
@@ -105,3 +89,8 @@ def test_no_two_modules_import_each_other_even_within_a_package() -> None:
         list(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as error:
         pytest.fail(f"modules of booktools import each other in a cycle: {' -> '.join(error.args[1])}")
+
+
+def test_the_package_map_lists_the_layers_in_their_order() -> None:
+    listed = [name.rstrip("/") for name in package_map(PACKAGE / "__init__.py")]
+    assert listed == list(LAYERS), "booktools/__init__.py's map lists the packages and top modules in LAYERS' order"

@@ -1,4 +1,4 @@
-"""The alt-text templates of a translation keep to its glossary (booktools.checks.translations.check_alt_text).
+"""The alt-text templates of a translation keep to its glossary (booktools.checks.translations.check.check_alt_text).
 
 The heatmaps' alt text is prose a reader hears, so a banned variant of a glossary term, or
 text that breaks one of the edition's style rules for every kind of text, is reported in

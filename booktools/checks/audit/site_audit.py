@@ -20,13 +20,13 @@ the audit is itself that pipeline's ``audit`` stage, which measures every time i
 another folder as it is, and builds nothing. Under the table are the
 audits that cost a category under ``--fail-under`` its points, and the Lighthouse reports
 stay in ``_build/audit/``. The exit status is 1 when a score is under ``--fail-under``
-(95 unless told).
+(:data:`booktools.checks.audit.options.LIGHTHOUSE_BAR` unless told).
 
 Usage::
 
     python -m booktools audit [--page SUBSTRING ...] [--preset mobile|desktop] [--fail-under N]
 
-Not part of ``make test``: a full audit takes minutes (README.md, "Speed: ``make audit``", gives the last run's).
+Not part of ``make test``: a full audit takes minutes (README.md, "Testing", lists it under "Not in ``make test``").
 """
 
 from __future__ import annotations
