@@ -19,7 +19,7 @@ order of :data:`LAYERS`, bottom first.
 - ``checks/``
 - ``pipeline/``
 - ``servers/``
-- ``docs/``
+- ``code_facts/``
 - ``__main__``: the command line: one ``Project``, one verb, its verb function.
 """
 
@@ -37,7 +37,7 @@ LAYERS = (
     "checks",
     "pipeline",
     "servers",
-    "docs",
+    "code_facts",
     "__main__",
 )
 """The import layers, bottom first: a module imports booktools only from its own layer and those before it.

@@ -4,7 +4,7 @@ The Makefile calls these verbs and nothing else of booktools. Each verb makes no
 paths of its own: it gets the one :class:`~booktools.project.Project` made here
 (``--root`` names another checkout, such as a test's scratch copy) and hands it
 to the verb's function (a :data:`VerbRun`). The verbs and their help are data in
-``booktools.docs.verbs``; ``python -m booktools --help`` lists them, and docs/architecture.md's
+``booktools.code_facts.verbs``; ``python -m booktools --help`` lists them, and docs/architecture.md's
 generated verb table gives each one's make targets. A *stage* is only ever one of the
 build's (``booktools.pipeline``): the verbs ``book``, ``slides``, ``pdf`` and ``audit`` run stages.
 """
@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from booktools.docs.verbs import VERB_HELP
+from booktools.code_facts.verbs import VERB_HELP
 from booktools.project import Project
 
 VerbRun = Callable[[Project, argparse.Namespace], int]
@@ -132,8 +132,8 @@ def _translations(project: Project, args: argparse.Namespace) -> int:
 
 def _check(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks import translations
+    from booktools.code_facts import tables
     from booktools.derive import library, notebooks
-    from booktools.docs import tables
     from booktools.sources import page_manifest, quiz_check
 
     results = [library.run(project, check=True), notebooks.run(project, check=True), translations.run(project)]
@@ -144,7 +144,7 @@ def _check(project: Project, args: argparse.Namespace) -> int:
 
 
 def _docs(project: Project, args: argparse.Namespace) -> int:
-    from booktools.docs import tables
+    from booktools.code_facts import tables
 
     return tables.run(project, check=args.check)
 
@@ -215,7 +215,7 @@ def _versions_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", default=sys.executable, help="the Python the environments are made with")
 
 
-# Each verb's function, its options and whether it passes options on; its name and help are booktools.docs.verbs'.
+# Each verb's function, its options and whether it passes options on; its name and help are booktools.code_facts.verbs'.
 RUNS: dict[str, tuple[VerbRun, Callable[[argparse.ArgumentParser], None], bool]] = {
     "kernel": (_kernel, _no_options, False),
     "lib": (_lib, _check_option, False),

@@ -5,6 +5,7 @@
   :func:`~booktools.pipeline.graph.make`, which runs the stale ones in dependency order.
 - ``stages``: the stages of the build (the library, the notebooks, each edition's site, slides and PDFs, the
   site's root files, the audit): what each reads, writes and needs, the one place where the build can be read.
+- ``stage_io``: what each stage reads, writes and runs with: its files and the digest of its tools.
 - ``stage_runs``: what each stage does when it runs, for the editions given.
 - ``tool_inputs``: the code a stage reads (the modules it runs and the files beside them) and its tools' versions.
 

@@ -1,28 +1,10 @@
 """The stages of the build: what each reads, writes and needs, in one place.
 
-=============  =========================================  ==================================  =============
-stage          reads (besides its code and tools)         writes                              needs
-=============  =========================================  ==================================  =============
-``library``    the configuration, ``chapters/``           ``d2l_lib/<framework>.py``,         --
-                                                          ``d2l_lib/figure_text.json``
-``notebooks``  the same                                   ``notebooks/<lang>/<framework>/``   --
-``site``       the configuration, bibliography,           ``_build/html/<lang>/`` but its     ``library``
-               figures, ``d2l_lib/``, the edition's       ``slides/`` and ``pdf/``; its own
-               folder ``chapters/<lang>/``                sitemap in its build folder
-``slides``     the configuration, the edition's           ``_build/html/<lang>/slides/``:     --
-               notebooks and ``strings.yml``              every deck and their index
-``pdf``        the configuration, and what ``site``       ``_build/html/<lang>/pdf/``         ``site``
-               made for the edition
-``root``       the configuration, every ``strings.yml``,  ``_build/html/index.html``,         ``site``,
-               what the stages it needs made (the         ``preview.png``, ``sitemap.xml``,   ``slides``,
-               editions' sitemaps among it)               ``robots.txt``                      ``pdf``
-``audit``      the configuration, what the stages it      ``_build/audit/html/table.md``;     ``site``,
-               needs made (every edition's site, decks    not cached: it measures each time   ``slides``,
-               and PDFs, the root files)                  it is asked                         ``pdf``,
-                                                                                              ``root``
-=============  =========================================  ==================================  =============
+What each stage reads, writes and needs is its entry in :data:`STAGES`; ``make docs`` renders the
+table into ``docs/architecture.md`` (*The build's stages*), and :mod:`booktools.pipeline.stage_io` holds the
+functions that list each one's files and tools.
 
-Each stage also reads its code: the modules it runs (``*_CODE`` below, with every module of
+Each stage also reads its code: the modules it runs (``*_CODE`` in ``stage_io``, with every module of
 booktools they import) and the files beside them (``booktools.pipeline.tool_inputs``), the
 file of the module that holds its ``run`` (``booktools.pipeline.stage_runs``, where what each
 stage does is), and the versions of its tools: the Python distributions its code imports (and
@@ -51,14 +33,31 @@ time it is asked: Lighthouse's scores depend on the machine's load, so a pass le
 
 from __future__ import annotations
 
-import dataclasses
 import sys
-from collections.abc import Callable
-from pathlib import Path
 
 from booktools.checks.audit.options import TABLE_FILE
 from booktools.derive import library
 from booktools.pipeline.graph import ONCE, Stage, make, stale_tasks
+from booktools.pipeline.stage_io import (
+    AUDIT_CODE,
+    LIBRARY_CODE,
+    NOTEBOOKS_CODE,
+    PDF_CODE,
+    ROOT_CODE,
+    all_pages,
+    browser,
+    configuration_files,
+    edition_inputs,
+    imported,
+    reading_its_run,
+    root_reads,
+    site_made,
+    site_tools,
+    site_writes,
+    slides_inputs,
+    slides_tools,
+    slides_writes,
+)
 from booktools.pipeline.stage_runs import (
     build_sites,
     build_slides,
@@ -68,159 +67,34 @@ from booktools.pipeline.stage_runs import (
     write_notebooks,
     write_root,
 )
-from booktools.pipeline.tool_inputs import (
-    distributions,
-    environment_digest,
-    file_identity,
-    module_file,
-    module_files,
-    node_version,
-    python_environment,
-    third_party_imports,
-)
-from booktools.programs import chromium
-from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
-from booktools.slides import mathjax
-from booktools.slides.decks import all_decks
+from booktools.pipeline.tool_inputs import module_files
+from booktools.project import SITE_FILES, Project
 from booktools.sources.code_text import library_table_file
 from booktools.sources.frameworks import FRAMEWORKS
-from booktools.website import jupyter_book
-from booktools.website.editions import config_mapping
-
-# The modules each stage runs (with all they import); booktools.pipeline.tool_inputs reads the rest.
-LIBRARY_CODE = ("booktools.derive.library",)
-NOTEBOOKS_CODE = ("booktools.derive.notebooks",)
-# The build of an edition, and the Sphinx extensions its configuration loads by name.
-SITE_CODE = ("booktools.website.jupyter_book", "booktools.website.extension")
-SLIDES_CODE = ("booktools.slides.decks", "booktools.slides.d2lbook_run")
-PDF_CODE = ("booktools.pdf.edition_pdfs",)
-ROOT_CODE = ("booktools.website.landing", "booktools.website.sitemap", "booktools.website.preview_image")
-AUDIT_CODE = ("booktools.checks.audit",)
-
-
-def _configuration(project: Project) -> list[Path]:
-    return [project.config_file, project.toc_file]
-
-
-def library_code(project: Project) -> list[Path]:
-    """The files of ``d2l_lib`` that the derivations run: ``booktools.sources.code_text`` imports
-    ``d2l_lib.figure_text`` (with the package's ``__init__.py``, whose ``__version__`` every notebook's
-    install cell states)."""
-    return [project.library_dir / "__init__.py", project.library_dir / "figure_text.py"]
-
-
-def _all_pages(*code: str) -> Callable[[Project, str], list[Path]]:
-    """What a whole-book derivation reads: its code, the library's files it runs, the configuration and
-    every edition's pages (and the book's data files beside them in ``chapters/``)."""
-    return lambda project, edition: [
-        *module_files(project, *code),
-        *library_code(project),
-        *_configuration(project),
-        project.chapters,
-    ]
-
-
-def edition_inputs(project: Project, edition: str) -> list[Path]:
-    """What one edition's site reads: its code, the configuration, bibliography, figures and library,
-    and the edition's own folder (its pages, strings and alt text)."""
-    shared = [project.bibliography, *project.shared_folders(), project.library_dir]
-    return [*module_files(project, *SITE_CODE), *_configuration(project), *shared, project.edition_dir(edition)]
-
-
-def slides_inputs(project: Project, edition: str) -> list[Path]:
-    """What one edition's decks read: their code, the configuration, the edition's source pages (a deck per
-    page and framework) and its strings (the decks' titles); not its alt text or index page, which no deck shows."""
-    pages = project.source_pages(edition)
-    return [*module_files(project, *SLIDES_CODE), *_configuration(project), *pages, project.strings_file(edition)]
-
-
-def slides_writes(project: Project, edition: str) -> list[Path]:
-    """An edition's decks, one per notebook page and framework, and their index."""
-    folder = project.slides_dir(edition)
-    return [folder / "index.html", *(folder / f"{deck.name}.html" for deck in all_decks(project, [edition]))]
-
-
-def site_writes(project: Project, edition: str) -> list[Path]:
-    """An edition's pages in the site, and its own sitemap, left in its build folder for ``root``."""
-    pages = [project.edition_site_dir(edition) / f"{page}.html" for page in project.page_names(edition)]
-    return [*pages, jupyter_book.edition_sitemap(project, edition)]
-
-
-def site_made(project: Project, edition: str) -> list[Path]:
-    """What the stages after ``site`` read of it: the edition's site but the slides and PDFs, and its sitemap."""
-    folder = project.edition_site_dir(edition)
-    kept = (
-        [path for path in folder.iterdir() if path.name not in (SLIDES_FOLDER, PDF_FOLDER)] if folder.is_dir() else []
-    )
-    return [*kept, jupyter_book.edition_sitemap(project, edition)]
-
-
-def root_reads(project: Project, edition: str) -> list[Path]:
-    """The landing page's code, the configuration and every edition's strings (the editions' sitemaps come
-    from ``site``, a need)."""
-    strings = [project.strings_file(code) for code in project.editions()]
-    return [*module_files(project, *ROOT_CODE), *_configuration(project), *strings]
-
-
-def _imported(*code: str, programs: tuple[str, ...] = ()) -> Callable[[Project], str]:
-    """The environment of a stage: the distributions its code imports (and the ``programs`` it runs), with theirs."""
-    return lambda project: distributions(third_party_imports(module_files(project, *code)), programs)
-
-
-def _site_tools(project: Project) -> str:
-    """The site's tools: what its code imports, jupyter-book (run as a program), the Sphinx extensions
-    ``_config.yml`` loads by name (``sphinx.extra_extensions``) and Node (KaTeX)."""
-    data = config_mapping(project)
-    named = (data.get("sphinx") or {}).get("extra_extensions") or []
-    modules = third_party_imports(module_files(project, *SITE_CODE)) | {str(name).split(".")[0] for name in named}
-    return environment_digest(distributions(modules, ("jupyter-book",)), node_version())
-
-
-def _slides_tools(project: Project) -> str:
-    """The decks' tools: every distribution of ``.venv-d2lbook`` (d2lbook, nbconvert), and what the slides'
-    code imports in the running environment (jinja2, nbformat) with MathJax (django-static-mathjax), which
-    ``booktools.slides.mathjax`` finds by its package name rather than an import."""
-    imported = third_party_imports(module_files(project, *SLIDES_CODE)) | {mathjax.PACKAGE}
-    return environment_digest(python_environment(str(project.d2lbook_env)), distributions(imported))
-
-
-def _browser(*code: str) -> Callable[[Project], str]:
-    return lambda project: environment_digest(_imported(*code)(project), file_identity(chromium()), node_version())
-
-
-def _reading_its_run(stage: Stage) -> Stage:
-    """``stage`` with the file of the module that holds its ``run`` (``booktools.pipeline.stage_runs``) among
-    what it reads: that file alone, not what it imports, which would be every stage's code."""
-    reads = stage.reads
-    module = stage.run.__module__
-    return dataclasses.replace(
-        stage, reads=lambda project, edition: [*reads(project, edition), module_file(project, module)]
-    )
-
 
 STAGES = tuple(
-    _reading_its_run(stage)
+    reading_its_run(stage)
     for stage in (
         Stage(
             "library",
             "the library, one module per framework, from the #@save cells of the source pages",
-            reads=_all_pages(*LIBRARY_CODE),
+            reads=all_pages(*LIBRARY_CODE),
             writes=lambda project, edition: [
                 *(library.library_path(framework, project) for framework in FRAMEWORKS),
                 library_table_file(project),
             ],
             run=write_library,
             per_edition=False,
-            environment=_imported(*LIBRARY_CODE),
+            environment=imported(*LIBRARY_CODE),
         ),
         Stage(
             "notebooks",
             "one runnable notebook per page, edition and framework",
-            reads=_all_pages(*NOTEBOOKS_CODE),
+            reads=all_pages(*NOTEBOOKS_CODE),
             writes=lambda project, edition: [project.notebooks_dir],
             run=write_notebooks,
             per_edition=False,
-            environment=_imported(*NOTEBOOKS_CODE),
+            environment=imported(*NOTEBOOKS_CODE),
         ),
         Stage(
             "site",
@@ -230,7 +104,7 @@ STAGES = tuple(
             run=build_sites,
             needs=("library",),
             made=site_made,
-            environment=_site_tools,
+            environment=site_tools,
         ),
         Stage(
             "slides",
@@ -238,16 +112,16 @@ STAGES = tuple(
             reads=slides_inputs,
             writes=slides_writes,
             run=build_slides,
-            environment=_slides_tools,
+            environment=slides_tools,
         ),
         Stage(
             "pdf",
             "each edition's PDFs, one per framework, printed by Chromium from its site",
-            reads=lambda project, edition: [*module_files(project, *PDF_CODE), *_configuration(project)],
+            reads=lambda project, edition: [*module_files(project, *PDF_CODE), *configuration_files(project)],
             writes=lambda project, edition: [project.pdf_file(edition, framework.name) for framework in FRAMEWORKS],
             run=print_pdfs,
             needs=("site",),
-            environment=_browser(*PDF_CODE),
+            environment=browser(*PDF_CODE),
         ),
         Stage(
             "root",
@@ -257,17 +131,17 @@ STAGES = tuple(
             run=write_root,
             needs=("site", "slides", "pdf"),
             per_edition=False,
-            environment=_imported(*ROOT_CODE),
+            environment=imported(*ROOT_CODE),
         ),
         Stage(
             "audit",
             "Lighthouse on every page of the built site, mobile and desktop; fails under the bar",
-            reads=lambda project, edition: [*module_files(project, *AUDIT_CODE), *_configuration(project)],
+            reads=lambda project, edition: [*module_files(project, *AUDIT_CODE), *configuration_files(project)],
             writes=lambda project, edition: [project.work_dir("audit") / project.site_dir.name / TABLE_FILE],
             run=run_audit,
             needs=("site", "slides", "pdf", "root"),
             per_edition=False,
-            environment=_browser(*AUDIT_CODE),
+            environment=browser(*AUDIT_CODE),
             cached=False,
         ),
     )

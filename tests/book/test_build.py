@@ -508,7 +508,9 @@ def test_editions_are_prepared_in_one_thread_before_any_runs(synthetic_book: Pat
     def prepare(edition, *args):
         events.append(("prepare", edition.code, threading.current_thread() is threading.main_thread()))
         work = synthetic_book / edition.code
-        return jupyter_book.EditionRun(edition, [], work / "build.log", work / "warnings.txt", synthetic_book)
+        return jupyter_book.EditionRun(
+            edition, [], work / "build.log", work / "warnings.txt", synthetic_book, work / "src"
+        )
 
     def run(prepared):
         events.append(("run", prepared.edition.code, False))

@@ -1,4 +1,4 @@
-"""docs/architecture.md's generated tables are what the code renders now (booktools.docs.tables, ``make docs``).
+"""docs/architecture.md's generated tables are what the code renders now (booktools.code_facts.tables, ``make docs``).
 
 The verb, stage, module, bar and upstream tables are rendered from ``VERB_HELP``, ``STAGES``, the packages'
 maps, the bars' constants and ``UPSTREAM``: a verb, stage, module or tool added, moved or removed fails
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from booktools.__main__ import VERBS
-from booktools.docs import tables as doc_tables
+from booktools.code_facts import tables as doc_tables
 from booktools.project import Project
 
 PROJECT = Project.here()
@@ -27,12 +27,14 @@ def test_every_generated_block_is_current() -> None:
 
 @pytest.fixture
 def document_copy(tmp_path: Path) -> Project:
-    """A book root with the document, the Makefile, the configuration and the chapters of this checkout."""
+    """A book root with the document, the Makefile, the configuration, the chapters and booktools of this checkout."""
     for name in (doc_tables.DOCUMENT, "Makefile", "_config.yml", "_toc.yml"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(PROJECT.root / name, tmp_path / name)
     for folder in (PROJECT.chapters, *PROJECT.shared_folders()):
         shutil.copytree(folder, tmp_path / folder.name)
+    # The stage table names each stage's code, found as files under the book's root.
+    shutil.copytree(PROJECT.root / "booktools", tmp_path / "booktools", ignore=shutil.ignore_patterns("__pycache__"))
     return Project(tmp_path)
 
 

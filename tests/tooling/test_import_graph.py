@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from booktools import LAYERS
-from booktools.docs.tables import package_map
+from booktools.code_facts.tables import package_map
 from booktools.project import Project
 
 PACKAGE = Project.here().root / "booktools"

@@ -34,7 +34,7 @@ NOT_PATHS = {
     ("configuration/config_file.py", CONFIG_FILE),
     ("__main__.py", NOTEBOOKS),  # the verb
     ("pipeline/stages.py", NOTEBOOKS),  # the stage
-    ("docs/verbs.py", NOTEBOOKS),  # the verb
+    ("code_facts/verbs.py", NOTEBOOKS),  # the verb
 }
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from booktools.pipeline import stage_runs, stages
+from booktools.pipeline import stage_io, stage_runs, stages
 from booktools.pipeline.graph import ONCE, Outcome, Stage, make, ordered, stale_tasks
 from booktools.pipeline.stamps import files_digest, read_stamp
 from booktools.project import Project
@@ -142,7 +142,7 @@ def test_a_missing_output_makes_its_stage_run_again(book_copy: Project) -> None:
 
 def test_every_deck_is_an_output_of_the_slides_and_read_by_what_needs_them(book_copy: Project) -> None:
     assert make(book_copy, recorded([]), report=lambda line: None)
-    writes = stages.slides_writes(book_copy, "ko")
+    writes = stage_io.slides_writes(book_copy, "ko")
     assert len(writes) == 1 + len(book_copy.source_pages("ko")) * len(FRAMEWORKS)
     deck = next(path for path in writes if path.name != "index.html")
     deck.unlink()
@@ -203,7 +203,7 @@ def test_make_book_is_root_with_everything_it_needs_and_the_audit_comes_after() 
 
 
 def test_an_edition_s_site_reads_its_own_folder_and_no_other_edition_s(book_copy: Project) -> None:
-    reads = stages.edition_inputs(book_copy, "id")
+    reads = stage_io.edition_inputs(book_copy, "id")
     assert book_copy.edition_dir("id") in reads
     assert not {book_copy.edition_dir("en"), book_copy.edition_dir("ko"), book_copy.chapters} & set(reads)
     assert book_copy.library_dir in reads  # the edition's alt text is in its own folder
@@ -221,26 +221,8 @@ def test_the_audit_runs_again_when_a_page_changed_though_the_root_files_did_not(
     assert f"audit.{ONCE}" in ran and "site.ko" in ran and "site.en" not in ran
 
 
-def _docstring_needs() -> dict[str, set[str]]:
-    """The stages and their needs as ``pipeline/stages.py``'s docstring table writes them."""
-    lines = (stages.__doc__ or "").splitlines()
-    header = next(i for i, line in enumerate(lines) if line.startswith("stage ") and "needs" in line)
-    column = lines[header].index("needs")
-    table: dict[str, set[str]] = {}
-    current = ""
-    for line in lines[header + 2 :]:
-        if line.startswith("="):
-            break
-        if line.startswith("``"):
-            current = line.split("``")[1]
-            table[current] = set()
-        table[current] |= set(re.findall(r"``(\w+)``", line[column:]))
-    return table
-
-
-def test_the_docstring_table_and_the_architecture_drawing_show_the_stages_as_they_are() -> None:
+def test_the_architecture_drawing_shows_the_stages_as_they_are() -> None:
     needs = {stage.name: set(stage.needs) for stage in stages.STAGES}
-    assert _docstring_needs() == needs
     text = (PROJECT.root / "docs" / "architecture.md").read_text(encoding="utf-8")
     drawing = text[text.index("### The build's stages") :].split("```mermaid", 1)[1].split("```", 1)[0]
     names = dict(re.findall(r'(\w+)\["(\w+)', drawing))
@@ -295,11 +277,11 @@ def test_the_slides_tools_are_d2lbook_s_environment_and_what_their_code_imports_
         asked.append(modules)
         return ",".join(sorted(modules))
 
-    monkeypatch.setattr(stages, "distributions", distributions)
+    monkeypatch.setattr(stage_io, "distributions", distributions)
     slides = next(stage for stage in stages.STAGES if stage.name == "slides")
     before = slides.environment(PROJECT)
     assert {"jinja2", "nbformat", "mathjax"} <= asked[0]  # mathjax: django-static-mathjax's import name
-    monkeypatch.setattr(stages, "distributions", lambda modules, programs=(): "jinja2==99")
+    monkeypatch.setattr(stage_io, "distributions", lambda modules, programs=(): "jinja2==99")
     assert slides.environment(PROJECT) != before  # an upgrade in .venv rebuilds the decks
 
 

@@ -1,7 +1,7 @@
 """The blocks of ``docs/architecture.md`` that are facts of the code, rendered from the code (``make docs``).
 
 Each block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``; :data:`BLOCKS` renders it:
-the verbs (``booktools.docs.verbs``, with the make targets whose recipe calls each), the import layers
+the verbs (``booktools.code_facts.verbs``, with the make targets whose recipe calls each), the import layers
 (``booktools.LAYERS``), the stages (``booktools.pipeline.stages.STAGES``, in the order they run), the modules (each
 package's ``__init__`` map, the one place a module's job is written), the quality bars (the constants that hold
 them) and the upstream tools (``UPSTREAM``). ``python -m booktools docs`` writes them; ``--check`` (and
@@ -14,14 +14,11 @@ import ast
 import re
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from types import ModuleType
 
 from booktools import LAYERS
-from booktools.checks import nbval_numbers, nbval_plugin
-from booktools.checks.audit import options as audit_options
-from booktools.docs.verbs import VERB_HELP
+from booktools.code_facts.bars import BARS
+from booktools.code_facts.verbs import VERB_HELP
 from booktools.pipeline.graph import Stage, ordered
 from booktools.pipeline.stages import MAKE_BOOK, STAGES, stages_up_to
 from booktools.project import TOOLS, Project
@@ -184,43 +181,6 @@ def _module_rows(package: Path, prefix: str) -> list[tuple[str, str]]:
 def modules(project: Project) -> str:
     """Every module and package of booktools and its one job, from the packages' maps."""
     return _table(("module", "its one job"), _module_rows(PACKAGE, ""))
-
-
-@dataclass(frozen=True)
-class Bar:
-    """A quality bar the book is held to, and the constant that holds it."""
-
-    what: str
-    module: ModuleType
-    name: str
-    where: str
-
-    def row(self) -> tuple[str, ...]:
-        """The bar's row: what it holds, the constant's qualified name, its value and where it is checked."""
-        qualified = f"{self.module.__name__}.{self.name}"
-        return (self.what, f"`{qualified}`", f"`{getattr(self.module, self.name)}`", self.where)
-
-
-BARS = (
-    Bar(
-        "every Lighthouse score of every page, mobile and desktop, at least",
-        audit_options,
-        "LIGHTHOUSE_BAR",
-        "`make audit`; CI's `audit` job; `tests/tooling/test_ci_workflow.py` pins it",
-    ),
-    Bar(
-        "a printed number's last digit, at most this many units from the stored one",
-        nbval_numbers,
-        "MAX_LAST_DIGIT_UNITS",
-        "nbval in `make pytest`, through `booktools.checks.nbval_plugin`",
-    ),
-    Bar(
-        "a figure's pixels (0-255), root-mean-square difference from the stored one at most",
-        nbval_plugin,
-        "MAX_PIXEL_RMS",
-        "nbval in `make pytest`",
-    ),
-)
 
 
 def bars(project: Project) -> str:

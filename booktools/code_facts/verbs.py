@@ -1,6 +1,6 @@
 """The verbs of ``python -m booktools`` as data: each one's name and one-line help, in the order a book is made.
 
-``booktools.__main__`` gives each its options and the function it runs; ``booktools.docs.tables`` renders them,
+``booktools.__main__`` gives each its options and the function it runs; ``booktools.code_facts.tables`` renders them,
 with the make targets that call them, into ``docs/architecture.md``. Nothing of booktools is imported here.
 """
 

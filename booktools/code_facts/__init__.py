@@ -4,5 +4,6 @@ Above ``servers``, below the entry point (the tables read the pipeline's stages,
 upstream registry).
 
 - ``verbs``: the verbs' names and one-line help, as data.
+- ``bars``: the quality bars, each with the constant that holds it and where it is checked, as data.
 - ``tables``: the tables of docs/architecture.md that are facts of the code, rendered from it (``make docs``).
 """
