@@ -7,6 +7,7 @@ tools); ``booktools.pipeline.stages`` puts them together into the stage table, a
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
@@ -130,11 +131,25 @@ def browser(*code: str) -> Callable[[Project], str]:
     return lambda project: environment_digest(imported(*code)(project), file_identity(chromium()), node_version())
 
 
-def reading_its_run(stage: Stage) -> Stage:
-    """``stage`` with the file of the module that holds its ``run`` (``booktools.pipeline.stage_runs``) among
-    what it reads: that file alone, not what it imports, which would be every stage's code."""
-    reads = stage.reads
-    module = stage.run.__module__
+def run_source(project: Project, stage: Stage) -> str:
+    """The source of ``stage``'s run function as the project's copy of its module has it, with the module's
+    functions it calls: a stage runs again when its own run changes, not when another stage's does."""
+    path = module_file(project, stage.run.__module__)
+    text = path.read_text(encoding="utf-8")
+    functions = {node.name: node for node in ast.parse(text).body if isinstance(node, ast.FunctionDef)}
+    wanted, todo = [], [stage.run.__name__]
+    while todo:
+        name = todo.pop()
+        if name in functions and name not in wanted:
+            wanted.append(name)
+            todo += [node.id for node in ast.walk(functions[name]) if isinstance(node, ast.Name)]
+    return "\n".join(ast.get_source_segment(text, functions[name]) or "" for name in sorted(wanted))
+
+
+def running_its_run(stage: Stage) -> Stage:
+    """``stage`` with the source of its run function (:func:`run_source`, in ``booktools.pipeline.stage_runs``)
+    among its environment's facts."""
+    environment = stage.environment
     return dataclasses.replace(
-        stage, reads=lambda project, edition: [*reads(project, edition), module_file(project, module)]
+        stage, environment=lambda project: environment_digest(environment(project), run_source(project, stage))
     )

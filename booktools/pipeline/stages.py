@@ -6,12 +6,13 @@ functions that list each one's files and tools.
 
 Each stage also reads its code: the modules it runs (``*_CODE`` in ``stage_io``, with every module of
 booktools they import) and the files beside them (``booktools.pipeline.tool_inputs``), the
-file of the module that holds its ``run`` (``booktools.pipeline.stage_runs``, where what each
-stage does is), and the versions of its tools: the Python distributions its code imports (and
+source of its own run function in ``booktools.pipeline.stage_runs`` (``stage_io.run_source``: editing
+the audit's run reruns the audit, not the sites), and the versions of its tools: the Python
+distributions its code imports (and
 ``jupyter-book``, which the site stage runs), with every distribution they require, Node for
 the sites' KaTeX and the audit's Lighthouse, ``.venv-d2lbook`` and MathJax for the slides,
 Chromium for the PDFs and the audit. The library and the notebooks also run ``d2l_lib``'s
-``__init__.py`` and ``figure_text.py`` (:func:`library_code`). ``tests/tooling/test_stage_reads.py``
+``__init__.py`` and ``figure_text.py`` (``stage_io.library_code``). ``tests/tooling/test_stage_reads.py``
 runs the cheap stages and fails when one opens a file of the project that it does not declare.
 
 ``site``, ``slides`` and ``pdf`` run per edition (``booktools.pipeline.graph``): after a
@@ -49,8 +50,8 @@ from booktools.pipeline.stage_io import (
     configuration_files,
     edition_inputs,
     imported,
-    reading_its_run,
     root_reads,
+    running_its_run,
     site_made,
     site_tools,
     site_writes,
@@ -73,7 +74,7 @@ from booktools.sources.code_text import library_table_file
 from booktools.sources.frameworks import FRAMEWORKS
 
 STAGES = tuple(
-    reading_its_run(stage)
+    running_its_run(stage)
     for stage in (
         Stage(
             "library",

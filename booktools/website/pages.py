@@ -21,8 +21,8 @@ copy of the edition in which the marks are replaced by what the Sphinx side
   prose only (``booktools.sources.measured``): myst-nb would warn about its MIME type,
   which fails the strict build, and would show nothing for it;
 - a code cell holding a figure of ``show_heatmaps`` gets the figure's alt text in
-  the edition's language, from the description the figure carries
-  (``booktools.website.heatmap_alt_text``).
+  the edition's language: ``booktools.website.heatmap_alt_text`` makes the sentence from
+  the description the figure carries and the edition's templates; this module sets it.
 
 ``book_notebook`` does what one notebook needs alone: the tabs' tags and containers, the
 ``#@tab all`` cells, the slide marks stripped and the record of figures dropped.

@@ -261,13 +261,21 @@ def test_a_tool_s_digest_ignores_distributions_outside_the_environment(tmp_path:
             cached.cache_clear()
 
 
-def test_a_change_to_the_module_of_the_stages_runs_runs_every_stage_again(book_copy: Project) -> None:
+def test_a_change_to_a_stage_s_run_function_runs_that_stage_again_and_no_other(book_copy: Project) -> None:
     assert make(book_copy, recorded([]), report=lambda line: None)
-    with (book_copy.root / "booktools" / "pipeline" / "stage_runs.py").open("a", encoding="utf-8") as module:
-        module.write("# a change\n")
+    runs = book_copy.root / "booktools" / "pipeline" / "stage_runs.py"
+    text = runs.read_text(encoding="utf-8")
+    runs.write_text(text.replace(RUN_ROOT_LINE, RUN_ROOT_LINE + "\n    # a change", 1), encoding="utf-8")
     ran: list[str] = []
     assert make(book_copy, recorded(ran), report=lambda line: None)
+    assert sorted(ran) == [f"audit.{ONCE}", f"root.{ONCE}"]  # the root, and the audit, which always measures
+    runs.write_text(text.replace("def _all(", "def _all(  # a change to a helper every run calls\n", 1))
+    ran.clear()
+    assert make(book_copy, recorded(ran), report=lambda line: None)
     assert set(ran) == every_task(book_copy)
+
+
+RUN_ROOT_LINE = "def write_root(project: Project, editions: list[str]) -> dict[str, Outcome]:"
 
 
 def test_the_slides_tools_are_d2lbook_s_environment_and_what_their_code_imports_with_mathjax(monkeypatch) -> None:
