@@ -50,15 +50,21 @@ def read_manifest(project: Project) -> dict[str, PageFacts]:
 
 
 def manifest_problems(project: Project) -> list[str]:
-    """Name each page of ``_toc.yml`` without an entry and each entry for no page; ``[]`` when they agree.
+    """Name each page of ``_toc.yml`` without an entry, each entry for no page, and entries out of
+    ``_toc.yml``'s reading order; ``[]`` when they agree.
 
     Raises:
         booktools.configuration.schema.ConfigError: if the file is missing or malformed.
     """
     name = project.relative(project.pages_file)
-    listed, pages = set(read_manifest(project)), project.page_names()
+    entries, pages = list(read_manifest(project)), project.page_names()
+    listed = set(entries)
     problems = [f"{name}: no entry for the page {page!r} of _toc.yml" for page in pages if page not in listed]
-    return problems + [f"{name}: {page!r} is no page of _toc.yml" for page in sorted(listed - set(pages))]
+    problems += [f"{name}: {page!r} is no page of _toc.yml" for page in sorted(listed - set(pages))]
+    in_both = [page for page in entries if page in pages]
+    if not problems and in_both != [page for page in pages if page in listed]:
+        problems.append(f"{name}: the entries are not in _toc.yml's reading order ({', '.join(pages)})")
+    return problems
 
 
 def word_caps(project: Project) -> dict[str, int]:

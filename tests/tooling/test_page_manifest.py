@@ -1,7 +1,8 @@
 """Each page's facts in one file (``chapters/pages.yml``, ``booktools.sources.page_manifest``).
 
 Every page of ``_toc.yml`` has an entry and every entry is a page: a page left out, or
-an entry for no page, is named (here and by ``python -m booktools check``). The entries
+an entry for no page, or entries out of the reading order, is named (here and by
+``python -m booktools check``). The entries
 follow their schema: a word cap is a positive number or null, ``quiz`` is required.
 """
 
@@ -55,6 +56,16 @@ def test_an_entry_for_no_page_is_named(book: Project, capsys: pytest.CaptureFixt
     assert manifest_problems(book) == ["chapters/pages.yml: 'notes' is no page of _toc.yml"]
     assert page_manifest.run(book) == 1
     assert "'notes' is no page of _toc.yml" in capsys.readouterr().err
+
+
+def test_entries_out_of_the_reading_order_are_named(book: Project):
+    def swap(pages: dict) -> None:
+        first = next(iter(pages))
+        pages[first] = pages.pop(first)  # the first entry moved last
+
+    edit(book, swap)
+    (problem,) = manifest_problems(book)
+    assert problem.startswith("chapters/pages.yml: the entries are not in _toc.yml's reading order")
 
 
 def test_the_book_s_manifest_passes_the_check(capsys: pytest.CaptureFixture[str]):
