@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import sys
 
+from booktools.checks.audit import site_audit
 from booktools.checks.audit.options import TABLE_FILE
 from booktools.derive import library
 from booktools.pipeline.graph import ONCE, Stage, make, stale_tasks
@@ -138,7 +139,7 @@ STAGES = tuple(
             "audit",
             "Lighthouse on every page of the built site, mobile and desktop; fails under the bar",
             reads=lambda project, edition: [*module_files(project, *AUDIT_CODE), *configuration_files(project)],
-            writes=lambda project, edition: [project.work_dir("audit") / project.site_dir.name / TABLE_FILE],
+            writes=lambda project, edition: [site_audit.report_folder(project, project.site_dir) / TABLE_FILE],
             run=run_audit,
             needs=("site", "slides", "pdf", "root"),
             per_edition=False,

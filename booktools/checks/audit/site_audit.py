@@ -35,6 +35,7 @@ import argparse
 import posixpath
 import sys
 import time
+from pathlib import Path
 
 from booktools.checks.audit.lighthouse import CATEGORIES, METRICS, LighthouseError, Result, cli
 from booktools.checks.audit.lighthouse import audit as lighthouse_audit
@@ -93,6 +94,11 @@ def shortfalls(rows: list[tuple[str, Result]], fail_under: int) -> list[str]:
     return lines
 
 
+def report_folder(project: Project, site: Path) -> Path:
+    """Where the audit of the built site ``site`` writes its reports and its table (``TABLE_FILE``)."""
+    return project.work_dir("audit") / site.resolve().name
+
+
 def run(project: Project, args: argparse.Namespace) -> int:
     """Serve the site, audit the chosen pages and presets, print the table; 1 if a score is under the bar.
 
@@ -110,7 +116,7 @@ def run(project: Project, args: argparse.Namespace) -> int:
     except LighthouseError as error:
         print(f"audit: {error}", file=sys.stderr)
         return 1
-    reports = project.work_dir("audit") / site.resolve().name
+    reports = report_folder(project, site)
     rows: list[tuple[str, Result]] = []
     started = time.monotonic()
     with serving(site) as base:
