@@ -78,9 +78,11 @@ def slides_inputs(project: Project, edition: str) -> list[Path]:
 
 
 def slides_writes(project: Project, edition: str) -> list[Path]:
-    """An edition's decks, one per notebook page and framework, and their index."""
+    """An edition's decks, one per page with slide marks and framework, and their index; none without such a page
+    (``booktools.slides.decks.build`` then writes no folder)."""
     folder = project.slides_dir(edition)
-    return [folder / "index.html", *(folder / f"{deck.name}.html" for deck in all_decks(project, [edition]))]
+    deck_files = [folder / f"{deck.name}.html" for deck in all_decks(project, [edition])]
+    return [folder / "index.html", *deck_files] if deck_files else []
 
 
 def site_writes(project: Project, edition: str) -> list[Path]:

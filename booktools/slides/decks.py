@@ -52,7 +52,7 @@ from booktools.slides.lecture import fit_slide_notebook, lecture_cells
 from booktools.slides.mathjax import COMPONENT_DIRS, mathjax_source
 from booktools.slides.metrics import METRICS
 from booktools.sources.frameworks import FRAMEWORKS, Framework
-from booktools.sources.slide_marks import strip_slide_marks
+from booktools.sources.slide_marks import has_slides, strip_slide_marks
 from booktools.sources.strings import load_strings
 
 DRIVER = Path(__file__).resolve().parent / "d2lbook_run.py"
@@ -81,11 +81,13 @@ class Deck:
 
 
 def all_decks(project: Project, languages: list[str] | None = None) -> list[Deck]:
-    """Return every deck of the editions ``languages`` (all by default): each notebook page, in each framework."""
+    """Return every deck of the editions ``languages`` (all by default): each notebook page with slide marks (a
+    page without them has no deck: d2lbook makes none), in each framework."""
     return [
         Deck(language, source.stem, framework)
         for language in (project.editions() if languages is None else languages)
         for source in project.source_pages(language)
+        if has_slides(nbformat.read(source, as_version=4).cells)
         for framework in FRAMEWORKS
     ]
 

@@ -13,6 +13,8 @@ every edition has the same slides. :func:`titles_inside_marks` moves a marked he
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
 # One mark: its opening, its text (which may span lines, never another mark) and its closing.
 MARK = re.compile(r"(\[\*\*|\(\*\*|\[~~|\(~~)(.*?)(\*\*\]|\*\*\)|~~\]|~~\))", re.DOTALL)
@@ -62,3 +64,8 @@ def titles_inside_marks(text: str) -> str:
         return f"{opening}{hashes} {title.strip()}\n{closing}"
 
     return MARKED_HEADING.sub(inside, text)
+
+
+def has_slides(cells: Iterable[Any]) -> bool:
+    """Whether a source page's ``cells`` carry slide marks: d2lbook makes a deck only of such a page."""
+    return any(cell.cell_type == "markdown" and mark_kinds(cell.source) for cell in cells)

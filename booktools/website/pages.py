@@ -47,7 +47,7 @@ from booktools.sources.alt_text import edition_heatmap_text
 from booktools.sources.frameworks import FRAMEWORKS, NAMES, TabError, page_frameworks, strip_marks
 from booktools.sources.measured import MeasuredError, fill_page, fill_text, mentions_figures, without_figures
 from booktools.sources.myst import extensions_of, headings
-from booktools.sources.slide_marks import mark_kinds, strip_slide_marks
+from booktools.sources.slide_marks import has_slides, strip_slide_marks
 from booktools.sources.strings import EditionStrings, load_strings
 from booktools.website import api_page
 from booktools.website.built_pages import SLIDES_LINK_ID
@@ -110,11 +110,6 @@ def slides_link_cell(label: str, page: str) -> nbformat.NotebookNode:
     return cell
 
 
-def has_slides(notebook: nbformat.NotebookNode) -> bool:
-    """Whether a source page has slide marks (d2lbook makes slides only of such pages)."""
-    return any(cell.cell_type == "markdown" and mark_kinds(cell.source) for cell in notebook.cells)
-
-
 def add_slides_link(
     notebook: nbformat.NotebookNode, label: str, page: str, marked: bool, extensions: Iterable[str] | None = None
 ) -> nbformat.NotebookNode:
@@ -164,7 +159,7 @@ def write_edition_sources(source_dir: Path, target_root: Path, project: Project)
             source = nbformat.read(path, as_version=4)
             fill_page(source.cells, strings.numbers, project.relative(path))
             page = book_notebook(source, project.relative(path))
-            notebook = add_slides_link(page, strings.slides, path.stem, has_slides(source), extensions)
+            notebook = add_slides_link(page, strings.slides, path.stem, has_slides(source.cells), extensions)
             set_heatmap_alt_text(notebook, heatmap_text, project.relative(path))
             nbformat.write(notebook, target / path.name)
         elif path.suffix == ".md":

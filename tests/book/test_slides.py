@@ -19,7 +19,7 @@ from booktools.configuration.config_file import configured_editions
 from booktools.project import Project
 from booktools.slides.decks import all_decks
 from booktools.sources.frameworks import FRAMEWORKS
-from booktools.website.pages import has_slides
+from booktools.sources.slide_marks import has_slides
 
 PROJECT = Project.here()
 EDITIONS = [edition.code for edition in configured_editions(PROJECT.config())]
@@ -34,7 +34,7 @@ def marked_pages(code: str) -> list[str]:
     return [
         path.stem
         for path in PROJECT.pages(code)
-        if path.suffix == ".ipynb" and has_slides(nbformat.read(path, as_version=4))
+        if path.suffix == ".ipynb" and has_slides(nbformat.read(path, as_version=4).cells)
     ]
 
 

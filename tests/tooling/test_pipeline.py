@@ -23,6 +23,7 @@ from booktools.project import Project
 from booktools.slides import decks, mathjax
 from booktools.slides.errors import SlidesError
 from booktools.sources.frameworks import FRAMEWORKS
+from booktools.sources.new_page import NewPage, add_page
 
 PROJECT = Project.here()
 PAGE = "preliminaries.ipynb"
@@ -304,3 +305,15 @@ def test_missing_mathjax_fails_the_slides_stage_with_its_message(book_copy: Proj
     monkeypatch.setattr(decks, "build", lambda site, project, editions: [mathjax.mathjax_source()])
     assert stage_runs.build_slides(book_copy, ["en"]) == {"en": Outcome.FAILED}
     assert "slides: MathJax is missing: install the pinned django-static-mathjax" in capsys.readouterr().err
+
+
+def test_a_page_without_slide_marks_is_no_deck_the_slides_must_write(book_copy: Project) -> None:
+    """d2lbook makes no deck of a page without slide marks (a new page's first state), so the slides stage does
+    not declare one: it would be missing after every build and the stage would run every time."""
+    add_page(NewPage("notes", "Notes"), book_copy)
+    names = [path.name for path in stage_io.slides_writes(book_copy, "ko")]
+    assert "index.html" in names and not [name for name in names if name.startswith("notes")]
+    assert [name for name in names if name.startswith("preliminaries")]
+    assert {deck.page for deck in decks.all_decks(book_copy, ["en"])} == {
+        path.stem for path in book_copy.source_pages("en") if path.stem != "notes"
+    }
