@@ -13,16 +13,16 @@ punctuation and line breaks. Two texts agree when
   on either side of a number, which printers use to align columns of numbers of
   different widths (``-0.0001`` against `` 0.0000``);
 - each pair of numbers has the same exponent, as written, and differs by at most
-  :data:`MAX_LAST_DIGIT_UNITS` units of its last printed digit. Where the two numbers are
+  ``booktools.configuration.bars.MAX_LAST_DIGIT_UNITS`` units of its last printed digit. Where the two numbers are
   printed with different numbers of digits (NumPy prints the shortest digits that
   identify a float32, so ``0.0236617`` against ``0.02366173``), the coarser digit
   is the unit: the shorter number claims no more than that.
 
 ``nan``, ``inf`` and version strings (``2.13.0``) are not numbers here, so they
-are compared character by character. :data:`MAX_LAST_DIGIT_UNITS` is the smallest that lets
-the book's notebooks replay with PyTorch, oneDNN, MKL and XLA forced onto other
-kernels (``tests/tooling/test_other_kernels.py``); a doctest's ``NUMBER`` option
-allows one unit too.
+are compared character by character. The bar is the smallest that lets the book's
+notebooks replay with PyTorch, oneDNN, MKL and XLA forced onto other kernels
+(``tests/tooling/test_other_kernels.py``); a doctest's ``NUMBER`` option allows one
+unit too.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-# How many units of its last printed digit a fresh number may differ from the stored one.
-MAX_LAST_DIGIT_UNITS = 1
+from booktools.configuration.bars import MAX_LAST_DIGIT_UNITS
+
 # A decimal number with its sign: a point or an exponent is required, so integers stay in the
 # skeleton. Not part of a word or a dotted version string; a full stop may follow it.
 NUMBER = re.compile(

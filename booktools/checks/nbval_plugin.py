@@ -6,14 +6,14 @@ This plugin wraps nbval's output comparison:
 
 - **numbers**: before nbval compares, each text output (a stream, ``text/plain``,
   any other ``text/*``) that differs from the stored one only in the last digit of
-  its decimal numbers, by at most ``booktools.checks.nbval_numbers.MAX_LAST_DIGIT_UNITS`` units, is
+  its decimal numbers, by at most ``booktools.configuration.bars.MAX_LAST_DIGIT_UNITS`` units, is
   taken as equal (the stored text replaces the fresh one); every other difference
   (words, integers, dtypes, the count and layout of the numbers, an exponent, a
   number further off) is left for nbval to report, and each number that differs
   is named under nbval's diff. See ``booktools.checks.nbval_numbers`` for the rules.
 - **figures**: after nbval's own checks, every PNG a cell produces is compared
   with the stored one by :func:`matplotlib.testing.compare.compare_images` (RMS
-  tolerance :data:`MAX_PIXEL_RMS`, on 0-255 pixel values). On a mismatch the stored,
+  tolerance ``booktools.configuration.bars.MAX_PIXEL_RMS``, on 0-255 pixel values). On a mismatch the stored,
   fresh and difference images are written under ``_build/nbval-figures/``.
 
 Loaded by ``notebooks/conftest.py`` (which imports :func:`pytest_configure`), so in every pytest run that
@@ -48,11 +48,10 @@ from matplotlib.testing.compare import compare_images
 from matplotlib.testing.exceptions import ImageComparisonFailure
 
 from booktools.checks import nbval_numbers
+from booktools.configuration.bars import MAX_LAST_DIGIT_UNITS, MAX_PIXEL_RMS
 from booktools.project import Project
 from booktools.upstream.guard import UpstreamChanged, installed_release, problem, require_releases, tool
 
-# The largest root-mean-square difference of two figures' pixels (0-255) that still counts as the same figure.
-MAX_PIXEL_RMS = 2.0
 PROJECT = Project.here()  # pytest loads this plugin itself
 ARTIFACTS = PROJECT.work_dir("nbval-figures")
 PNG = "image/png"
@@ -138,7 +137,7 @@ def _texts(outputs: Iterable[dict[str, Any]]) -> dict[str, list[tuple[dict[str, 
 
 
 def reconcile_numbers(
-    test: list[dict[str, Any]], ref: list[dict[str, Any]], tolerance: int = nbval_numbers.MAX_LAST_DIGIT_UNITS
+    test: list[dict[str, Any]], ref: list[dict[str, Any]], tolerance: int = MAX_LAST_DIGIT_UNITS
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Return a copy of ``test`` in which each text that prints what its stored twin in ``ref`` prints,
     numbers within ``tolerance`` units of their last digit, is replaced by the stored text; and a note
@@ -172,7 +171,7 @@ def comparing_outputs(original: CompareOutputs) -> CompareOutputs:
         if not original(self, test, ref, skip_compare):
             if notes:
                 self.comparison_traceback.append(
-                    f"Where the texts differ (numbers may differ by {nbval_numbers.MAX_LAST_DIGIT_UNITS} unit of their "
+                    f"Where the texts differ (numbers may differ by {MAX_LAST_DIGIT_UNITS} unit of their "
                     "last printed digit; booktools.checks.nbval_numbers):"
                 )
                 self.comparison_traceback.extend(notes)

@@ -16,8 +16,9 @@ Run by hand to print the counts of an edition's pages, and the caps where a page
 
     python -m booktools page-words _build/html/en [page ...]
 
-The caps are each page's ``words`` in ``chapters/pages.yml`` (``booktools.sources.page_manifest``);
-``tests/book/test_page_words.py`` holds the English pages to them.
+The caps are each page's ``words`` in ``chapters/pages.yml`` (``booktools.sources.page_manifest``), a bar
+whose values are the pages' own (``booktools.configuration.bars.BARS``); ``tests/book/test_page_words.py`` holds
+the English pages to them.
 """
 
 from __future__ import annotations

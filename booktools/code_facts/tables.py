@@ -3,9 +3,10 @@
 Each block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``; :data:`BLOCKS` renders it:
 the verbs (``booktools.code_facts.verbs``, with the make targets whose recipe calls each), the import layers
 (``booktools.LAYERS``), the stages (``booktools.pipeline.stages.STAGES``, in the order they run), the modules (each
-package's ``__init__`` map, the one place a module's job is written), the quality bars (the constants that hold
-them) and the upstream tools (``UPSTREAM``). ``python -m booktools docs`` writes them; ``--check`` (and
-``python -m booktools check``) changes nothing and names each block that differs from what the code renders.
+package's ``__init__`` map, the one place a module's job is written), the quality bars
+(``booktools.configuration.bars``) and the upstream tools (``UPSTREAM``). ``python -m booktools docs`` writes
+them; ``--check`` (and ``python -m booktools check``) changes nothing and names each block that differs from what
+the code renders.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
 from booktools import LAYERS
-from booktools.code_facts.bars import BARS
 from booktools.code_facts.verbs import VERB_HELP
+from booktools.configuration.bars import BARS, Bar
 from booktools.pipeline.graph import Stage, ordered
 from booktools.pipeline.stages import MAKE_BOOK, STAGES, stages_up_to
 from booktools.project import TOOLS, Project
@@ -183,19 +184,18 @@ def modules(project: Project) -> str:
     return _table(("module", "its one job"), _module_rows(PACKAGE, ""))
 
 
+def _bar_row(project: Project, bar: Bar) -> tuple[str, ...]:
+    """A bar's row: what it holds, where its value is and that value, what enforces it."""
+    if bar.value is None:  # each page's own: named, not copied
+        pages_file = _code(project.relative(project.pages_file))
+        return (bar.holds, f"{pages_file}, each page's `words`", "per page", bar.enforced_by)
+    constant = _code(f"{Bar.__module__}.{bar.constant}")
+    return (bar.holds, constant, _code(str(bar.value)), bar.enforced_by)
+
+
 def bars(project: Project) -> str:
-    """The quality bars: each constant with its value; a page's word cap is content, named not copied."""
-    rows = [bar.row() for bar in BARS]
-    pages_file = _code(project.pages_file.relative_to(project.root).as_posix())
-    rows.append(
-        (
-            "words in each framework's tab of a page, at most",
-            f"{pages_file}, the page's `words`",
-            "per page",
-            "`make check` (`booktools.sources.page_manifest`), `tests/book/test_page_words.py`",
-        )
-    )
-    return _table(("bar", "held by", "value", "checked by"), rows)
+    """The quality bars (``booktools.configuration.bars``): each with its value, or where the pages hold theirs."""
+    return _table(("bar", "held by", "value", "enforced by"), (_bar_row(project, bar) for bar in BARS))
 
 
 def upstream(project: Project) -> str:

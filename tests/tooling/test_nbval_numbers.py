@@ -1,5 +1,6 @@
 """nbval compares printed numbers as numbers (booktools.checks.nbval_numbers, through booktools.checks.nbval_plugin):
-within one unit of their last printed digit, and everything around them character by character."""
+within the bar (booktools.configuration.bars.MAX_LAST_DIGIT_UNITS) of their last printed digit, and
+everything around them character by character."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from decimal import Decimal
 import pytest
 from nbformat.v4 import new_output
 
-from booktools.checks.nbval_numbers import MAX_LAST_DIGIT_UNITS, compare, split, units_apart
+from booktools.checks.nbval_numbers import compare, split, units_apart
 from booktools.checks.nbval_plugin import reconcile_numbers
+from booktools.configuration.bars import MAX_LAST_DIGIT_UNITS
 
 TORCH = "tensor([[[-0.3711,  0.5190,  0.3632,  0.4878]]], grad_fn=<BmmBackward0>)"
 
@@ -18,8 +20,10 @@ def agrees(stored: str, fresh: str) -> bool:
     return compare(stored, fresh) == []
 
 
-def test_the_tolerance_is_one_unit_of_the_last_digit():
-    assert MAX_LAST_DIGIT_UNITS == 1  # the smallest the replay on other kernels needs; never above 2
+def test_the_tolerance_is_the_bar_s_units_of_the_last_digit():
+    """A number the bar's units off agrees, one unit further does not (the cases below hold the bar at one)."""
+    assert agrees("0.5000", f"0.{5000 + MAX_LAST_DIGIT_UNITS}")
+    assert not agrees("0.5000", f"0.{5000 + MAX_LAST_DIGIT_UNITS + 1}")
 
 
 @pytest.mark.parametrize(
@@ -116,5 +120,5 @@ def test_a_fresh_text_further_off_is_left_for_nbval_with_a_note_naming_the_numbe
     assert reconciled[0]["text"] == "weights 0.5196\n"
     assert notes == [
         "  stdout: number 1 (line 1): stored 0.5190, fresh 0.5196: 6 units of the last digit apart, "
-        "more than the 1 allowed"
+        f"more than the {MAX_LAST_DIGIT_UNITS} allowed"
     ]

@@ -8,8 +8,8 @@ The stored outputs are written by ``make outputs`` with each framework's default
 for the CPU at hand; a contributor's laptop, a CI runner or Colab may have older or newer
 instructions, and the last digit of a printed float changes with them. This replay runs
 the notebooks as such a CPU would, through nbval with the book's plugin
-(``booktools.checks.nbval_plugin``: numbers within one unit of their last digit, the rest
-exact), and must pass. The variables:
+(``booktools.checks.nbval_plugin``: numbers within ``booktools.configuration.bars.MAX_LAST_DIGIT_UNITS``
+units of their last digit, the rest exact), and must pass. The variables:
 
 - ``ATEN_CPU_CAPABILITY=default``: PyTorch's own kernels without AVX2/AVX-512;
 - ``MKL_ENABLE_INSTRUCTIONS=SSE4_2``: MKL's BLAS (PyTorch's matmul) on SSE4.2 code paths;

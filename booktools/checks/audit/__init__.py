@@ -2,7 +2,7 @@
 
 The package's map (it imports nothing: the command line reads ``options`` when the verb is ``audit``).
 
-- ``options``: the audit's options and its bar (``LIGHTHOUSE_BAR``), light enough for ``--help``.
+- ``options``: the audit's options, light enough for ``--help``; ``--fail-under`` defaults to the bar.
 - ``site_audit``: every page of the built site audited, one after the other; the table, and the scores under the bar.
 - ``static_host``: the built site served as a static host serves it (gzip, cache headers, 127.0.0.1 only).
 - ``lighthouse``: one Lighthouse run, the pinned npm ``lighthouse`` with the system Chromium, read into a result.

@@ -20,7 +20,7 @@ the audit is itself that pipeline's ``audit`` stage, which measures every time i
 another folder as it is, and builds nothing. Under the table are the
 audits that cost a category under ``--fail-under`` its points, and the Lighthouse reports
 stay in ``_build/audit/``. The exit status is 1 when a score is under ``--fail-under``
-(:data:`booktools.checks.audit.options.LIGHTHOUSE_BAR` unless told).
+(:data:`booktools.configuration.bars.LIGHTHOUSE_BAR` unless told).
 
 Usage::
 
