@@ -2,7 +2,8 @@
 
 Each block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``; :data:`BLOCKS` renders it:
 the verbs (``booktools.code_facts.verbs``, with the make targets whose recipe calls each), the import layers
-(``booktools.LAYERS``), the stages (``booktools.pipeline.stages.STAGES``, in the order they run), the modules (each
+(``booktools.LAYERS``), the stages (``booktools.pipeline.stages.STAGES``, in the order they run) and the trace of
+``make book`` through them (each stage's run function and its docstring), the modules (each
 package's ``__init__`` map, the one place a module's job is written), the quality bars
 (``booktools.configuration.bars``) and the upstream tools (``UPSTREAM``). ``python -m booktools docs`` writes
 them; ``--check`` (and ``python -m booktools check``) changes nothing and names each block that differs from what
@@ -133,16 +134,29 @@ def layers(project: Project) -> str:
 
 
 def stages(project: Project) -> str:
-    """The stages in the order they run, what each reads (besides its code and tools), writes and needs; a drawing."""
+    """The stages in the order they run, what each reads (besides ``booktools/``), writes and needs; a drawing."""
     book = {stage.name for stage in stages_up_to(*MAKE_BOOK)}
     rows = [_stage_row(project, stage, number, book) for number, stage in enumerate(ordered(STAGES), 1)]
     table = _table(
-        ("#", "stage", "what it makes", "runs", "reads (and its code and tools)", "writes", "needs", "run by"), rows
+        ("#", "stage", "what it makes", "runs", "reads (and all of `booktools/`)", "writes", "needs", "run by"), rows
     )
     drawing = ["```mermaid", "flowchart LR"]
     drawing += [f'    {stage.name}["{stage.name}"]' for stage in ordered(STAGES)]
     drawing += [f"    {need} --> {stage.name}" for stage in ordered(STAGES) for need in stage.needs]
     return table + "\n" + "\n".join([*drawing, "```"]) + "\n"
+
+
+def trace(project: Project) -> str:
+    """``make book`` through the stage table: each stage in the order it runs, its run function and what that does."""
+    book = {stage.name for stage in stages_up_to(*MAKE_BOOK)}
+    lines = [f"`pipeline.stages.MAKE_BOOK` ({', '.join(f'`{name}`' for name in MAKE_BOOK)}) and every stage they need:"]
+    for number, stage in enumerate(ordered(STAGES), 1):
+        run = f"{stage.run.__module__.removeprefix(TOOLS + '.')}.{stage.run.__name__}"
+        where = "per edition" if stage.per_edition else "once"
+        only = "" if stage.name in book else f", only for `make {stage.name}`"
+        job = markdown((stage.run.__doc__ or "").split("\n\n", 1)[0])
+        lines.append(f"{number}. `{stage.name}` ({where}{only}): `{run}` → {job}")
+    return "\n".join(lines) + "\n"
 
 
 def package_job(init: Path) -> str:
@@ -208,6 +222,7 @@ BLOCKS: dict[str, Callable[[Project], str]] = {
     "verbs": verbs,
     "layers": layers,
     "stages": stages,
+    "trace": trace,
     "modules": modules,
     "bars": bars,
     "upstream": upstream,

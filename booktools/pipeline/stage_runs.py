@@ -1,8 +1,10 @@
 """What each stage of the build does when it runs, for the editions given (``booktools.pipeline.stages``
 declares what each reads, writes and needs).
 
-Each function returns, per edition, what became of it (``booktools.pipeline.graph.Outcome``).
-A tool that is not installed (d2lbook's environment, Chromium) skips its stage and says so.
+Each function's docstring says what it calls and what that writes: ``make docs`` renders them, in the order
+the stages run, as the trace of ``make book`` in ``docs/architecture.md``. Each function returns, per edition,
+what became of it (``booktools.pipeline.graph.Outcome``). A tool that is not installed (d2lbook's environment,
+Chromium) skips its stage and says so.
 """
 
 from __future__ import annotations
@@ -33,17 +35,23 @@ def _all(outcome: Outcome, editions: list[str]) -> dict[str, Outcome]:
 
 
 def write_library(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``library`` stage: ``d2l_lib/<framework>.py`` from the ``#@save`` cells (``booktools.derive.library``)."""
+    """``booktools.derive.library.run``: ``d2l_lib/<framework>.py`` from the English pages' ``#@save`` cells, and
+    ``d2l_lib/figure_text.json`` from every edition's translated figure labels (tracked files)."""
     return _all(Outcome.DONE if library.run(project) == 0 else Outcome.FAILED, editions)
 
 
 def write_notebooks(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``notebooks`` stage: ``notebooks/<lang>/<framework>/``, one per page (``booktools.derive.notebooks``)."""
+    """``booktools.derive.notebooks.run``: ``notebooks/<lang>/<framework>/<page>.ipynb`` and ``notebooks/conftest.py``
+    (tracked files)."""
     return _all(Outcome.DONE if notebooks.run(project) == 0 else Outcome.FAILED, editions)
 
 
 def build_sites(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``site`` stage: build the editions' sites with Jupyter Book (``booktools.website.jupyter_book``)."""
+    """``booktools.website.jupyter_book.build_editions``, after every edition's configuration and strings load:
+    ``prepare_edition`` writes an edition's configuration, TOC and renderable pages into ``_build/editions/<lang>/``
+    (``booktools.website.editions``, ``booktools.website.pages``); ``run_edition`` runs ``jupyter-book build``
+    there with the Sphinx extension ``booktools.website.extension``, whose page steps rewrite the written pages at
+    ``build-finished``; ``install_edition`` copies the result to ``_build/html/<lang>/<page>.html``."""
     try:
         config = config_mapping(project)
         built = editions_to_build(config, project)
@@ -59,7 +67,8 @@ def build_sites(project: Project, editions: list[str]) -> dict[str, Outcome]:
 
 
 def build_slides(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``slides`` stage: the editions' decks (``booktools.slides.decks``, in d2lbook's environment)."""
+    """``booktools.slides.decks.build``: d2lbook in ``.venv-d2lbook`` cuts each page into slides, nbconvert renders
+    each deck into ``_build/html/<lang>/slides/``; skipped without ``.venv-d2lbook``."""
     if not project.d2lbook_env.exists():
         print(f"slides: skipped, {project.relative(project.d2lbook_env)} is missing (make slides-setup creates it)")
         return _all(Outcome.SKIPPED, editions)
@@ -73,7 +82,8 @@ def build_slides(project: Project, editions: list[str]) -> dict[str, Outcome]:
 
 
 def print_pdfs(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``pdf`` stage: print the editions' PDFs from their built sites (``booktools.pdf``) with Chromium."""
+    """``booktools.pdf.edition_pdfs.print_editions``: Chromium prints each edition's built site, one PDF per
+    framework, into ``_build/html/<lang>/pdf/``; skipped without Chromium."""
     if not chromium().exists():
         print(f"pdf: skipped, no browser at {chromium()} (apt-get install chromium, then make pdf)")
         return _all(Outcome.SKIPPED, editions)
@@ -81,7 +91,9 @@ def print_pdfs(project: Project, editions: list[str]) -> dict[str, Outcome]:
 
 
 def write_root(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``root`` stage: the landing page, preview image, ``sitemap.xml`` and ``robots.txt``."""
+    """``booktools.website.landing.write_landing``, ``booktools.website.preview_image.write_preview_image`` and
+    ``booktools.website.sitemap``: the landing page, preview image, ``sitemap.xml`` (from each edition's own) and
+    ``robots.txt`` at ``_build/html/``."""
     config = config_mapping(project)
     built = editions_to_build(config, project)
     toc = edition_toc(project)
@@ -102,7 +114,8 @@ def write_root(project: Project, editions: list[str]) -> dict[str, Outcome]:
 
 
 def run_audit(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """The ``audit`` stage: Lighthouse on every page, mobile and desktop, at the bar (``booktools.checks.audit``)."""
+    """``booktools.checks.audit.site_audit.run``: Lighthouse on every page, mobile and desktop, failing under the
+    Lighthouse bar (*Quality bars* in ``docs/architecture.md``)."""
     return _all(
         Outcome.DONE
         if site_audit.run(project, argparse.Namespace(**audit_options.defaults())) == 0

@@ -1,19 +1,17 @@
-"""The stages of the build: what each reads, writes and needs, in one place.
+"""The stage table, :data:`STAGES`: each stage's name, reads, writes, needs, run and tools, assembled here.
 
-What each stage reads, writes and needs is its entry in :data:`STAGES`; ``make docs`` renders the
-table into ``docs/architecture.md`` (*The build's stages*), and :mod:`booktools.pipeline.stage_io` holds the
-functions that list each one's files and tools.
+The entries are put together from three modules: :mod:`booktools.pipeline.stage_io` lists each stage's
+files and tools, :mod:`booktools.pipeline.stage_runs` does each stage's work, and
+:mod:`booktools.pipeline.graph` decides which stages are stale and runs them. ``make docs`` renders the
+table, and the trace of ``make book`` through it, into ``docs/architecture.md``.
 
-Each stage also reads its code: the modules it runs (``*_CODE`` in ``stage_io``, with every module of
-booktools they import) and the files beside them (``booktools.pipeline.tool_inputs``), the
-source of its own run function in ``booktools.pipeline.stage_runs`` (``stage_io.run_source``: editing
-the audit's run reruns the audit, not the sites), and the versions of its tools: the Python
-distributions its code imports (and
-``jupyter-book``, which the site stage runs), with every distribution they require, Node for
-the sites' KaTeX and the audit's Lighthouse, ``.venv-d2lbook`` and MathJax for the slides,
-Chromium for the PDFs and the audit. The library and the notebooks also run ``d2l_lib``'s
-``__init__.py`` and ``figure_text.py`` (``stage_io.library_code``). ``tests/tooling/test_stage_reads.py``
-runs the cheap stages and fails when one opens a file of the project that it does not declare.
+Every stage reads the whole ``booktools/`` folder (``stage_io.code``) and runs with every distribution of
+the running Python environment (``booktools.pipeline.tool_inputs``): an edit to any file of booktools, or
+an upgrade of any package, reruns every stage. Besides, the sites and the audit run with Node (KaTeX,
+Lighthouse), the PDFs and the audit with Chromium, the slides with ``.venv-d2lbook``; the library and the
+notebooks also run ``d2l_lib``'s ``__init__.py`` and ``figure_text.py`` (``stage_io.library_code``).
+``tests/tooling/test_stage_reads.py`` runs the cheap stages and fails when one opens a file of the
+project that it does not declare.
 
 ``site``, ``slides`` and ``pdf`` run per edition (``booktools.pipeline.graph``): after a
 change to one page of one edition, ``make book`` builds that edition's site, decks and
@@ -41,24 +39,18 @@ from booktools.checks.audit.options import TABLE_FILE
 from booktools.derive import library
 from booktools.pipeline.graph import ONCE, Stage, make, stale_tasks
 from booktools.pipeline.stage_io import (
-    AUDIT_CODE,
-    LIBRARY_CODE,
-    NOTEBOOKS_CODE,
-    PDF_CODE,
-    ROOT_CODE,
     all_pages,
     browser,
-    configuration_files,
+    code_and_configuration,
+    d2lbook,
     edition_inputs,
-    imported,
+    node,
     root_reads,
-    running_its_run,
     site_made,
-    site_tools,
     site_writes,
     slides_inputs,
-    slides_tools,
     slides_writes,
+    tools,
 )
 from booktools.pipeline.stage_runs import (
     build_sites,
@@ -69,84 +61,80 @@ from booktools.pipeline.stage_runs import (
     write_notebooks,
     write_root,
 )
-from booktools.pipeline.tool_inputs import module_files
 from booktools.project import SITE_FILES, Project
 from booktools.sources.code_text import library_table_file
 from booktools.sources.frameworks import FRAMEWORKS
 
-STAGES = tuple(
-    running_its_run(stage)
-    for stage in (
-        Stage(
-            "library",
-            "the library, one module per framework, from the #@save cells of the source pages",
-            reads=all_pages(*LIBRARY_CODE),
-            writes=lambda project, edition: [
-                *(library.library_path(framework, project) for framework in FRAMEWORKS),
-                library_table_file(project),
-            ],
-            run=write_library,
-            per_edition=False,
-            environment=imported(*LIBRARY_CODE),
-        ),
-        Stage(
-            "notebooks",
-            "one runnable notebook per page, edition and framework",
-            reads=all_pages(*NOTEBOOKS_CODE),
-            writes=lambda project, edition: [project.notebooks_dir],
-            run=write_notebooks,
-            per_edition=False,
-            environment=imported(*NOTEBOOKS_CODE),
-        ),
-        Stage(
-            "site",
-            "each edition's site, with Jupyter Book",
-            reads=edition_inputs,
-            writes=site_writes,
-            run=build_sites,
-            needs=("library",),
-            made=site_made,
-            environment=site_tools,
-        ),
-        Stage(
-            "slides",
-            "each edition's lecture slides, with d2lbook and nbconvert",
-            reads=slides_inputs,
-            writes=slides_writes,
-            run=build_slides,
-            environment=slides_tools,
-        ),
-        Stage(
-            "pdf",
-            "each edition's PDFs, one per framework, printed by Chromium from its site",
-            reads=lambda project, edition: [*module_files(project, *PDF_CODE), *configuration_files(project)],
-            writes=lambda project, edition: [project.pdf_file(edition, framework.name) for framework in FRAMEWORKS],
-            run=print_pdfs,
-            needs=("site",),
-            environment=browser(*PDF_CODE),
-        ),
-        Stage(
-            "root",
-            "the landing page, preview image, sitemap and robots.txt at the site's root",
-            reads=root_reads,
-            writes=lambda project, edition: [project.site_dir / name for name in SITE_FILES],
-            run=write_root,
-            needs=("site", "slides", "pdf"),
-            per_edition=False,
-            environment=imported(*ROOT_CODE),
-        ),
-        Stage(
-            "audit",
-            "Lighthouse on every page of the built site, mobile and desktop; fails under the bar",
-            reads=lambda project, edition: [*module_files(project, *AUDIT_CODE), *configuration_files(project)],
-            writes=lambda project, edition: [site_audit.report_folder(project, project.site_dir) / TABLE_FILE],
-            run=run_audit,
-            needs=("site", "slides", "pdf", "root"),
-            per_edition=False,
-            environment=browser(*AUDIT_CODE),
-            cached=False,
-        ),
-    )
+STAGES = (
+    Stage(
+        "library",
+        "the library, one module per framework, from the #@save cells of the source pages",
+        reads=all_pages,
+        writes=lambda project, edition: [
+            *(library.library_path(framework, project) for framework in FRAMEWORKS),
+            library_table_file(project),
+        ],
+        run=write_library,
+        per_edition=False,
+        environment=tools(),
+    ),
+    Stage(
+        "notebooks",
+        "one runnable notebook per page, edition and framework",
+        reads=all_pages,
+        writes=lambda project, edition: [project.notebooks_dir],
+        run=write_notebooks,
+        per_edition=False,
+        environment=tools(),
+    ),
+    Stage(
+        "site",
+        "each edition's site, with Jupyter Book",
+        reads=edition_inputs,
+        writes=site_writes,
+        run=build_sites,
+        needs=("library",),
+        made=site_made,
+        environment=tools(node),
+    ),
+    Stage(
+        "slides",
+        "each edition's lecture slides, with d2lbook and nbconvert",
+        reads=slides_inputs,
+        writes=slides_writes,
+        run=build_slides,
+        environment=tools(d2lbook),
+    ),
+    Stage(
+        "pdf",
+        "each edition's PDFs, one per framework, printed by Chromium from its site",
+        reads=code_and_configuration,
+        writes=lambda project, edition: [project.pdf_file(edition, framework.name) for framework in FRAMEWORKS],
+        run=print_pdfs,
+        needs=("site",),
+        environment=tools(browser),
+    ),
+    Stage(
+        "root",
+        "the landing page, preview image, sitemap and robots.txt at the site's root",
+        reads=root_reads,
+        writes=lambda project, edition: [project.site_dir / name for name in SITE_FILES],
+        run=write_root,
+        needs=("site", "slides", "pdf"),
+        per_edition=False,
+        environment=tools(),
+    ),
+    Stage(
+        "audit",
+        "Lighthouse on every page of the built site, mobile and desktop; fails under the bar",
+        reads=code_and_configuration,
+        writes=lambda project, edition: [site_audit.report_folder(project, project.site_dir) / TABLE_FILE],
+        run=run_audit,
+        needs=("site", "slides", "pdf", "root"),
+        per_edition=False,
+        environment=tools(browser, node),
+        cached=False,
+    ),
 )
 MAKE_BOOK = ("root", "notebooks")  # the stages make book brings up to date, with all they need
 

@@ -1,7 +1,7 @@
 """What a stage read, as one digest, and the stamp it leaves when it succeeds.
 
 A stage's digest covers the content of every file it reads (each file's path from the
-book's root and its SHA-256; a folder stands for every file under it, ``__pycache__``
+book's root and its SHA-256; a folder stands for every file under it, compiled Python
 left out) and what the stages it needs made, so that a stage runs again when a stage
 before it made something else (not merely ran). The stamp,
 ``_build/stamps/<stage>.<edition>``, holds two digests: of the inputs the stage last
@@ -22,9 +22,12 @@ STAMPS = "stamps"
 
 
 def _files(path: Path) -> list[Path]:
-    """The files ``path`` stands for: itself, or every file under it, ``__pycache__`` left out."""
+    """The files ``path`` stands for: itself, or every file under it, ``__pycache__`` and ``*.pyc`` left out."""
     if path.is_dir():
-        return sorted(file for file in path.rglob("*") if file.is_file() and "__pycache__" not in file.parts)
+        found = path.rglob("*")
+        return sorted(
+            file for file in found if file.is_file() and "__pycache__" not in file.parts and file.suffix != ".pyc"
+        )
     return [path] if path.is_file() else []
 
 

@@ -1,8 +1,9 @@
 """docs/architecture.md's generated tables are what the code renders now (booktools.code_facts.tables, ``make docs``).
 
-The verb, stage, module, bar and upstream tables are rendered from ``VERB_HELP``, ``STAGES``, the packages'
-maps, the bars' constants and ``UPSTREAM``: a verb, stage, module or tool added, moved or removed fails
-here, named, until ``make docs`` writes the document again.
+The verb, stage, module, bar and upstream tables, and the trace of ``make book``, are rendered from
+``VERB_HELP``, ``STAGES`` (with each stage's run function), the packages' maps, the bars' constants and
+``UPSTREAM``: a verb, stage, module or tool added, moved or removed fails here, named, until
+``make docs`` writes the document again.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import pytest
 
 from booktools.__main__ import VERBS
 from booktools.code_facts import tables as doc_tables
+from booktools.pipeline.graph import ordered
+from booktools.pipeline.stages import STAGES
 from booktools.project import Project
 
 PROJECT = Project.here()
@@ -68,6 +71,19 @@ def test_the_tables_name_every_verb_module_and_stage() -> None:
         name = f"{relative.parent.as_posix()}/" if path.name == "__init__.py" else relative.as_posix()
         if name != "./":
             assert f"| `{name}` |" in text, f"{doc_tables.DOCUMENT}'s module table lacks {name}"
+
+
+def test_the_trace_of_make_book_is_each_stage_s_run_in_the_order_they_run() -> None:
+    lines = doc_tables.trace(PROJECT).splitlines()
+    assert "`root`, `notebooks`" in lines[0]
+    assert len(lines) == 1 + len(STAGES)
+    for number, (line, stage) in enumerate(zip(lines[1:], ordered(STAGES), strict=True), 1):
+        assert line.startswith(f"{number}. `{stage.name}` ("), line
+        assert stage.run.__doc__, f"{stage.run.__name__} says nothing for the trace"
+        job = doc_tables.markdown(stage.run.__doc__.split("\n\n")[0])
+        assert line.endswith(f"`pipeline.stage_runs.{stage.run.__name__}` → {job}"), line
+    assert lines[-1].startswith(f"{len(STAGES)}. `audit` (once, only for `make audit`)")
+    assert doc_tables.trace(PROJECT) in (PROJECT.root / doc_tables.DOCUMENT).read_text(encoding="utf-8")
 
 
 def test_a_docstring_literal_becomes_a_markdown_code_span() -> None:

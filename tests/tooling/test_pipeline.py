@@ -99,26 +99,40 @@ def test_a_change_to_one_page_of_one_edition_rebuilds_that_edition_only(book_cop
     )
 
 
-def test_a_change_to_the_theme_rebuilds_every_site_and_what_follows_but_not_the_decks(book_copy: Project) -> None:
-    assert make(book_copy, recorded([]), report=lambda line: None)
-    with (book_copy.root / "booktools" / "website" / "extension" / "tabs.py").open("a", encoding="utf-8") as module:
-        module.write("# a change\n")
-    ran: list[str] = []
-    assert make(book_copy, recorded(ran), report=lambda line: None)
-    editions = book_copy.editions()
-    expected = [f"site.{code}" for code in editions] + [f"pdf.{code}" for code in editions]
-    expected += [f"root.{ONCE}", f"audit.{ONCE}"]
-    assert sorted(ran) == sorted(expected)
+def test_an_edit_to_any_file_of_booktools_reruns_every_stage(book_copy: Project) -> None:
+    """Every stage reads the whole of booktools/: a comment in a check, a server, the pipeline's own code, the
+    theme's stylesheet or an npm lock (a trailing line) reruns each of them, whether or not it runs that file."""
+    for name in (
+        "checks/page_words.py",
+        "servers/serve.py",
+        "pipeline/graph.py",
+        "website/extension/static/book.css",
+        "checks/audit/package-lock.json",
+    ):
+        assert make(book_copy, recorded([]), report=lambda line: None)
+        changed = book_copy.root / "booktools" / name
+        text = changed.read_text(encoding="utf-8")
+        changed.write_text(text + ("/* a change */\n" if name.endswith(".css") else "# a change\n"), encoding="utf-8")
+        ran: list[str] = []
+        assert make(book_copy, recorded(ran), report=lambda line: None)
+        assert sorted(ran) == sorted(every_task(book_copy)), name
 
 
-def test_a_change_to_a_check_or_a_server_rebuilds_nothing(book_copy: Project) -> None:
+def test_an_edit_to_nothing_reruns_no_stage(book_copy: Project) -> None:
+    """A file of booktools written again as it was, compiled Python beside it, or a file no stage reads (the
+    tests, the README) leave every stage current: only the audit, which measures whenever asked, runs."""
     assert make(book_copy, recorded([]), report=lambda line: None)
-    for module in ("checks/page_words.py", "servers/serve.py", "pipeline/graph.py"):
-        with (book_copy.root / "booktools" / module).open("a", encoding="utf-8") as file:
-            file.write("# a change\n")
+    for path in sorted((book_copy.root / "booktools").rglob("*.py")):
+        path.write_bytes(path.read_bytes())
+    cache = book_copy.root / "booktools" / "pipeline" / "__pycache__"
+    cache.mkdir(exist_ok=True)
+    (cache / "graph.cpython-311.pyc").write_bytes(b"compiled")
+    (book_copy.root / "booktools" / "stray.pyc").write_bytes(b"compiled")
+    (book_copy.root / "README.md").write_text("another readme\n", encoding="utf-8")
     ran: list[str] = []
     assert make(book_copy, recorded(ran), report=lambda line: None)
-    assert ran == [f"audit.{ONCE}"]  # the audit measures whenever asked; no stage of the book runs
+    assert ran == [f"audit.{ONCE}"]
+    assert stale_tasks(book_copy, recorded([])) == [f"audit.{ONCE}"]
 
 
 def test_another_release_of_a_stage_s_tools_runs_that_stage_again(book_copy: Project) -> None:
@@ -245,53 +259,67 @@ def test_an_edition_s_alt_text_rebuilds_its_site_and_what_follows_but_not_its_de
 
 def test_a_tool_s_digest_ignores_distributions_outside_the_environment(tmp_path: Path, monkeypatch) -> None:
     """``pip install .`` leaves ``d2l_lib.egg-info`` beside the sources, on the path of a process started there:
-    the site's tools are still what the environment has installed, or the site would turn stale mid-run."""
+    the stages' tools are still what the environment has installed, or the site would turn stale mid-run."""
     from booktools.pipeline import tool_inputs
 
-    before = tool_inputs.distributions({"nbformat", "d2l_lib"})
+    before = tool_inputs.running_environment()
+    assert re.search(r"^nbformat-\d", before, re.MULTILINE)  # every distribution, by name and version
     stray = tmp_path / "d2l_lib.egg-info"
     stray.mkdir()
     (stray / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: d2l-lib\nVersion: 9.9.9\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    for cached in (tool_inputs._installed, tool_inputs._providers, tool_inputs._distributions):
-        cached.cache_clear()
+    tool_inputs.running_environment.cache_clear()
     try:
-        assert tool_inputs.distributions({"nbformat", "d2l_lib"}) == before
+        assert tool_inputs.running_environment() == before
     finally:
-        for cached in (tool_inputs._installed, tool_inputs._providers, tool_inputs._distributions):
-            cached.cache_clear()
+        tool_inputs.running_environment.cache_clear()
 
 
-def test_a_change_to_a_stage_s_run_function_runs_that_stage_again_and_no_other(book_copy: Project) -> None:
+def test_an_edit_to_one_stage_s_run_function_reruns_every_stage(book_copy: Project) -> None:
     assert make(book_copy, recorded([]), report=lambda line: None)
     runs = book_copy.root / "booktools" / "pipeline" / "stage_runs.py"
     text = runs.read_text(encoding="utf-8")
     runs.write_text(text.replace(RUN_ROOT_LINE, RUN_ROOT_LINE + "\n    # a change", 1), encoding="utf-8")
     ran: list[str] = []
     assert make(book_copy, recorded(ran), report=lambda line: None)
-    assert sorted(ran) == [f"audit.{ONCE}", f"root.{ONCE}"]  # the root, and the audit, which always measures
-    runs.write_text(text.replace("def _all(", "def _all(  # a change to a helper every run calls\n", 1))
-    ran.clear()
-    assert make(book_copy, recorded(ran), report=lambda line: None)
-    assert set(ran) == every_task(book_copy)
+    assert sorted(ran) == sorted(every_task(book_copy))
 
 
 RUN_ROOT_LINE = "def write_root(project: Project, editions: list[str]) -> dict[str, Outcome]:"
 
 
-def test_the_slides_tools_are_d2lbook_s_environment_and_what_their_code_imports_with_mathjax(monkeypatch) -> None:
-    asked: list[set[str]] = []
+def test_every_stage_reads_the_whole_of_booktools(book_copy: Project) -> None:
+    for stage in stages.STAGES:
+        for edition in stage.editions(book_copy):
+            assert book_copy.root / "booktools" in stage.reads(book_copy, edition), stage.task(edition)
 
-    def distributions(modules: set[str], programs: tuple[str, ...] = ()) -> str:
-        asked.append(modules)
-        return ",".join(sorted(modules))
 
-    monkeypatch.setattr(stage_io, "distributions", distributions)
-    slides = next(stage for stage in stages.STAGES if stage.name == "slides")
-    before = slides.environment(PROJECT)
-    assert {"jinja2", "nbformat", "mathjax"} <= asked[0]  # mathjax: django-static-mathjax's import name
-    monkeypatch.setattr(stage_io, "distributions", lambda modules, programs=(): "jinja2==99")
-    assert slides.environment(PROJECT) != before  # an upgrade in .venv rebuilds the decks
+def _environments() -> dict[str, str]:
+    return {stage.name: stage.environment(PROJECT) for stage in stages.STAGES}
+
+
+def test_an_upgrade_in_the_running_environment_changes_every_stage_s_tools(monkeypatch) -> None:
+    before = _environments()
+    monkeypatch.setattr(stage_io, "running_environment", lambda: "jinja2-99")
+    after = _environments()
+    assert [name for name in before if before[name] == after[name]] == []
+
+
+@pytest.mark.parametrize(
+    ("tool", "fact", "users"),
+    [
+        ("node_version", lambda: "v99", {"site", "audit"}),
+        ("file_identity", lambda path: "another chromium", {"pdf", "audit"}),
+        ("python_environment", lambda prefix: "d2lbook-99", {"slides"}),
+    ],
+)
+def test_a_tool_outside_python_changes_the_tools_of_the_stages_that_run_it(
+    monkeypatch, tool: str, fact: Callable[..., str], users: set[str]
+) -> None:
+    before = _environments()
+    monkeypatch.setattr(stage_io, tool, fact)
+    after = _environments()
+    assert {name for name in before if before[name] != after[name]} == users
 
 
 def test_missing_mathjax_fails_the_slides_stage_with_its_message(book_copy: Project, monkeypatch, capsys) -> None:
