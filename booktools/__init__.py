@@ -19,8 +19,9 @@ order of :data:`LAYERS`, bottom first.
 - ``checks/``
 - ``pipeline/``
 - ``servers/``
+- ``cli/``
 - ``code_facts/``
-- ``__main__``: the command line: one ``Project``, one verb, its verb function.
+- ``__main__``: the command line: one ``Project``, one verb, its verb function; each verb's help and options.
 """
 
 LAYERS = (
@@ -37,6 +38,7 @@ LAYERS = (
     "checks",
     "pipeline",
     "servers",
+    "cli",
     "code_facts",
     "__main__",
 )

@@ -1,48 +1,46 @@
 """``python -m booktools <verb>``: the command line, one function per verb.
 
-The Makefile calls these verbs and nothing else of booktools. Each verb makes no
-paths of its own: it gets the one :class:`~booktools.project.Project` made here
-(``--root`` names another checkout, such as a test's scratch copy) and hands it
-to the verb's function (a :data:`VerbRun`). The verbs and their help are data in
-``booktools.code_facts.verbs``; ``python -m booktools --help`` lists them, and docs/architecture.md's
-generated verb table gives each one's make targets. A *stage* is only ever one of the
-build's (``booktools.pipeline``): the verbs ``book``, ``slides``, ``pdf`` and ``audit`` run stages.
+The Makefile calls these verbs and nothing else of booktools. Each verb makes no paths of its own: it gets the one
+:class:`~booktools.project.Project` made here (``--root`` names another checkout, such as a test's scratch copy) and
+hands it to the verb's function (a :data:`VerbRun`). A verb is one function here, whose decorator (:func:`as_verb`)
+gives its name, its one-line help and its options; ``python -m booktools --help`` lists :data:`VERBS`, and
+docs/architecture.md's generated verb table (``make docs``) adds each one's make targets. A *stage* is only ever one
+of the build's (``booktools.pipeline``): the verbs ``book``, ``slides``, ``pdf`` and ``audit`` run stages.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from booktools.code_facts.verbs import VERB_HELP
+from booktools.cli.verbs import Options, Verb, VerbRun, no_options
+from booktools.cli.verbs import parse as parse_verbs
 from booktools.project import Project
 
-VerbRun = Callable[[Project, argparse.Namespace], int]
-"""A verb's function: it gets the project and the parsed options, and returns the exit status."""
+_registered: list[Verb] = []
 
 
-@dataclass(frozen=True)
-class Verb:
-    """One verb of the command line: its one-line help, its options and the function it runs."""
+def as_verb(
+    name: str, help: str, options: Options = no_options, passes_on: bool = False
+) -> Callable[[VerbRun], VerbRun]:
+    """Make the function it decorates the verb ``name``, with its one-line help (``--help``, docs/architecture.md's
+    verb table) and what defines its options; the verbs are listed in the order they are defined."""
 
-    name: str
-    help: str
-    run: VerbRun
-    options: Callable[[argparse.ArgumentParser], None] = lambda parser: None
-    passes_on: bool = False  # options it does not know go to the tool it starts (JupyterLab's)
+    def register(run: VerbRun) -> VerbRun:
+        _registered.append(Verb(name, help, run, options, passes_on))
+        return run
 
-
-def _no_options(parser: argparse.ArgumentParser) -> None:
-    pass
+    return register
 
 
 def _check_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true", help="change nothing; fail naming what drifted")
 
 
+# The verbs, in the order a book is made.
+@as_verb("kernel", "install the d2l-book Jupyter kernel every notebook run uses")
 def _kernel(project: Project, args: argparse.Namespace) -> int:
     from booktools.runtime import kernel
 
@@ -50,28 +48,18 @@ def _kernel(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
+@as_verb("lib", "generate d2l_lib/<framework>.py from the #@save cells", _check_option)
 def _lib(project: Project, args: argparse.Namespace) -> int:
     from booktools.derive import library
 
     return library.run(project, check=args.check)
 
 
+@as_verb("notebooks", "derive notebooks/<lang>/<framework>/ from the source pages", _check_option)
 def _notebooks(project: Project, args: argparse.Namespace) -> int:
     from booktools.derive import notebooks
 
     return notebooks.run(project, check=args.check)
-
-
-def _outputs(project: Project, args: argparse.Namespace) -> int:
-    from booktools.derive import outputs
-
-    return outputs.run(project, [path.resolve() for path in args.pages])
-
-
-def _new_page(project: Project, args: argparse.Namespace) -> int:
-    from booktools.sources import new_page
-
-    return new_page.run(project, args.name, args.title, args.after, args.words, args.quiz)
 
 
 def _new_page_options(parser: argparse.ArgumentParser) -> None:
@@ -82,10 +70,29 @@ def _new_page_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiz", action="store_true", help="it ends with a quiz (chapters/pages.yml quiz: true)")
 
 
-def _book(project: Project, args: argparse.Namespace) -> int:
-    from booktools.pipeline import stages
+@as_verb("new-page", "a new page's starting files in every edition, _toc.yml and chapters/pages.yml", _new_page_options)
+def _new_page(project: Project, args: argparse.Namespace) -> int:
+    from booktools.sources import new_page
 
-    return stages.bring_up_to_date(project, pdf=not args.no_pdf)
+    return new_page.run(project, args.name, args.title, args.after, args.words, args.quiz)
+
+
+def _outputs_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("pages", nargs="*", type=Path, help="source pages (default: every page of every edition)")
+
+
+@as_verb("outputs", "re-execute the notebooks headlessly and store their outputs", _outputs_options)
+def _outputs(project: Project, args: argparse.Namespace) -> int:
+    from booktools.derive import outputs
+
+    return outputs.run(project, [path.resolve() for path in args.pages])
+
+
+@as_verb("assignment", "write the exercises as assignments for instructors into _build/assignments")
+def _assignment(project: Project, args: argparse.Namespace) -> int:
+    from booktools.derive import assignments
+
+    return assignments.run(project, args)
 
 
 def _book_options(parser: argparse.ArgumentParser) -> None:
@@ -94,42 +101,55 @@ def _book_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+@as_verb("book", "bring the site, its slides and its PDFs up to date in _build/html", _book_options)
+def _book(project: Project, args: argparse.Namespace) -> int:
+    from booktools.pipeline import stages
+
+    return stages.bring_up_to_date(project, pdf=not args.no_pdf)
+
+
+@as_verb("slides", "build the lecture slides of the editions whose pages changed into the site")
 def _slides(project: Project, args: argparse.Namespace) -> int:
     from booktools.pipeline import stages
 
     return stages.bring_up_to_date(project, targets=("slides",))
 
 
+@as_verb("pdf", "bring the site up to date and print its editions as PDFs, one per framework")
 def _pdf(project: Project, args: argparse.Namespace) -> int:
     from booktools.pipeline import stages
 
     return stages.bring_up_to_date(project, targets=("pdf",))
 
 
-def _assignment(project: Project, args: argparse.Namespace) -> int:
-    from booktools.derive import assignments
+def _serve_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=8000, help="the web server's port (0: any free one)")
+    parser.add_argument("--jupyter-port", type=int, default=0, help="the Jupyter server's port (0: any free one)")
 
-    return assignments.run(project, args)
 
-
+@as_verb("serve", "serve the built site and a local Jupyter server for its live code", _serve_options)
 def _serve(project: Project, args: argparse.Namespace) -> int:
     from booktools.servers import serve
 
     return serve.run(project, args.port, args.jupyter_port)
 
 
+def _lab_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("options", nargs="*", help="JupyterLab's own options (--ServerApp.port=9999 ...)")
+
+
+@as_verb("lab", "JupyterLab on the derived notebooks, on the d2l-book kernel", _lab_options, passes_on=True)
 def _lab(project: Project, args: argparse.Namespace) -> int:
     from booktools.servers import lab
 
     return lab.run(project, args.options)
 
 
-def _translations(project: Project, args: argparse.Namespace) -> int:
-    from booktools.checks import translations
-
-    return translations.run(project, args.languages)
-
-
+@as_verb(
+    "check",
+    "check that d2l_lib, notebooks/, the translations, chapters/pages.yml, the quizzes and the generated tables of "
+    "docs/architecture.md match their sources",
+)
 def _check(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks import translations
     from booktools.code_facts import tables
@@ -139,16 +159,31 @@ def _check(project: Project, args: argparse.Namespace) -> int:
     results = [library.run(project, check=True), notebooks.run(project, check=True), translations.run(project)]
     results.append(page_manifest.run(project))
     results.append(quiz_check.run(project))
-    results.append(tables.run(project, check=True))
+    results.append(tables.run(project, VERBS, check=True))
     return max(results)
 
 
-def _docs(project: Project, args: argparse.Namespace) -> int:
-    from booktools.code_facts import tables
-
-    return tables.run(project, check=args.check)
+def _translations_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("languages", nargs="*", help="editions to check (default: all but English)")
 
 
+@as_verb("translations", "check that every translation matches the English edition", _translations_options)
+def _translations(project: Project, args: argparse.Namespace) -> int:
+    from booktools.checks import translations
+
+    return translations.run(project, args.languages)
+
+
+def _versions_options(parser: argparse.ArgumentParser) -> None:
+    from booktools.checks.version_matrix import FRAMEWORKS, SERIES
+
+    parser.add_argument("--framework", action="append", choices=FRAMEWORKS, help="only this framework (repeatable)")
+    parser.add_argument("--series", action="append", choices=SERIES, help="only this series (repeatable)")
+    parser.add_argument("--recreate", action="store_true", help="make the environments again, whatever their stamps")
+    parser.add_argument("--python", default=sys.executable, help="the Python the environments are made with")
+
+
+@as_verb("versions", "the library's tests on the lowest and newest framework releases", _versions_options)
 def _versions(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks import version_matrix
 
@@ -161,17 +196,29 @@ def _versions(project: Project, args: argparse.Namespace) -> int:
     )
 
 
+def _page_words_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", type=Path, help="a built edition, e.g. _build/html/en")
+    parser.add_argument("pages", nargs="*", help="page names (default: every page of _toc.yml)")
+
+
+@as_verb(
+    "page-words",
+    "the words a reader meets on a built edition's pages, per framework, against their caps",
+    _page_words_options,
+)
 def _page_words(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks import page_words
 
     return page_words.run(project, args.folder, args.pages)
 
 
-def _page_words_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("folder", type=Path, help="a built edition, e.g. _build/html/en")
-    parser.add_argument("pages", nargs="*", help="page names (default: every page of _toc.yml)")
+def _audit_options(parser: argparse.ArgumentParser) -> None:
+    from booktools.checks.audit.options import options
+
+    options(parser)
 
 
+@as_verb("audit", "Lighthouse on every page of the built site, mobile and desktop, as a table", _audit_options)
 def _audit(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks.audit import options, site_audit
     from booktools.pipeline import stages
@@ -183,101 +230,22 @@ def _audit(project: Project, args: argparse.Namespace) -> int:
     return stages.bring_up_to_date(project) or site_audit.run(project, args)
 
 
-def _audit_options(parser: argparse.ArgumentParser) -> None:
-    from booktools.checks.audit.options import options
+@as_verb(
+    "docs", "write the tables of docs/architecture.md that are facts of the code (--check: only compare)", _check_option
+)
+def _docs(project: Project, args: argparse.Namespace) -> int:
+    from booktools.code_facts import tables
 
-    options(parser)
-
-
-def _outputs_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("pages", nargs="*", type=Path, help="source pages (default: every page of every edition)")
-
-
-def _serve_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--port", type=int, default=8000, help="the web server's port (0: any free one)")
-    parser.add_argument("--jupyter-port", type=int, default=0, help="the Jupyter server's port (0: any free one)")
+    return tables.run(project, VERBS, check=args.check)
 
 
-def _lab_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("options", nargs="*", help="JupyterLab's own options (--ServerApp.port=9999 ...)")
-
-
-def _translations_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("languages", nargs="*", help="editions to check (default: all but English)")
-
-
-def _versions_options(parser: argparse.ArgumentParser) -> None:
-    from booktools.checks.version_matrix import FRAMEWORKS, SERIES
-
-    parser.add_argument("--framework", action="append", choices=FRAMEWORKS, help="only this framework (repeatable)")
-    parser.add_argument("--series", action="append", choices=SERIES, help="only this series (repeatable)")
-    parser.add_argument("--recreate", action="store_true", help="make the environments again, whatever their stamps")
-    parser.add_argument("--python", default=sys.executable, help="the Python the environments are made with")
-
-
-# Each verb's function, its options and whether it passes options on; its name and help are booktools.code_facts.verbs'.
-RUNS: dict[str, tuple[VerbRun, Callable[[argparse.ArgumentParser], None], bool]] = {
-    "kernel": (_kernel, _no_options, False),
-    "lib": (_lib, _check_option, False),
-    "notebooks": (_notebooks, _check_option, False),
-    "new-page": (_new_page, _new_page_options, False),
-    "outputs": (_outputs, _outputs_options, False),
-    "assignment": (_assignment, _no_options, False),
-    "book": (_book, _book_options, False),
-    "slides": (_slides, _no_options, False),
-    "pdf": (_pdf, _no_options, False),
-    "serve": (_serve, _serve_options, False),
-    "lab": (_lab, _lab_options, True),
-    "check": (_check, _no_options, False),
-    "translations": (_translations, _translations_options, False),
-    "versions": (_versions, _versions_options, False),
-    "page-words": (_page_words, _page_words_options, False),
-    "audit": (_audit, _audit_options, False),
-    "docs": (_docs, _check_option, False),
-}
-VERBS = tuple(Verb(name, text, *RUNS[name]) for name, text in VERB_HELP)
-
-
-PROG = "python -m booktools"
-ROOT_HELP = "the book's checkout (default: this one)"
-
-
-def parser(with_options: Collection[str] | None = None) -> argparse.ArgumentParser:
-    """The command line: a global ``--root`` and one subcommand per verb, with the options of the verbs
-    ``with_options`` names (of every verb by default). A verb's options may import its package (the audit's
-    presets, the version matrix's frameworks), so :func:`parse` defines only those of the verb it runs."""
-    main = argparse.ArgumentParser(prog=PROG, description="Every verb of the book, in the order a book is made.")
-    main.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
-    verbs = main.add_subparsers(dest="verb", required=True, metavar="verb")
-    for verb in VERBS:
-        sub = verbs.add_parser(verb.name, help=verb.help, description=verb.help)
-        if with_options is None or verb.name in with_options:
-            verb.options(sub)
-        sub.set_defaults(verb_run=verb.run)
-    return main
-
-
-def chosen_verb(argv: Sequence[str] | None = None) -> str | None:
-    """The verb a command line names (None if it names none), read before any verb's options are defined."""
-    first = argparse.ArgumentParser(prog=PROG, add_help=False)
-    first.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
-    first.add_argument("verb", nargs="?", default=None)
-    known, _ = first.parse_known_args(argv)
-    verb: str | None = known.verb
-    return verb
+VERBS = tuple(_registered)
+"""Every verb, in the order a book is made (the order they are defined in)."""
 
 
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """Parse a command line, with the options of its verb only; a verb that passes options on (``lab``) gets
-    those it does not know."""
-    verb = chosen_verb(argv)
-    command = parser(with_options=() if verb is None else (verb,))
-    args, unknown = command.parse_known_args(argv)
-    if unknown and not next(verb for verb in VERBS if verb.name == args.verb).passes_on:
-        command.error(f"unrecognized arguments: {' '.join(unknown)}")
-    if unknown:
-        args.options = [*args.options, *unknown]
-    return args
+    """Parse a command line naming one of :data:`VERBS` (``booktools.cli.verbs.parse``)."""
+    return parse_verbs(VERBS, argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

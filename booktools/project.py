@@ -6,7 +6,7 @@ and passes it to the verb's function. Code that other tools load by name makes i
 Sphinx extensions get what they need as Sphinx settings. Tests make one over a temporary copy. The project's
 files and what the book publishes are spelled here and nowhere else; a stage names only the scratch files in its
 own work folder (:meth:`Project.work_dir`: ``booktools.website.jupyter_book``'s ``src``, ``booktools.slides.decks``'
-``decks``). The reading order is ``_toc.yml``'s (``booktools.configuration.toc``); the editions are
+``decks``). The reading order is ``_toc.yml``'s, read as plain YAML (``booktools.configuration.toc``); the editions are
 ``_config.yml``'s (``booktools.configuration.config_file``), each a folder ``chapters/<code>/``.
 """
 
@@ -18,12 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from sphinx_external_toc.api import SiteMap
-from sphinx_external_toc.parsing import parse_toc_yaml
-
 from booktools.configuration.config_file import SOURCE_LANGUAGE, BookConfig, Edition, configured_editions, parse
 from booktools.configuration.schema import ConfigError, read_text, yaml_data
-from booktools.configuration.toc import reading_order
+from booktools.configuration.toc import read_reading_order
 
 __all__ = ["ASSIGNMENT_RELEASE", "ASSIGNMENT_SOURCE", "BUILD_INPUTS", "SITE_FILES", "SOURCE_LANGUAGE", "Project"]
 
@@ -264,13 +261,13 @@ class Project:
         """The language codes of the editions present, English first."""
         return [edition.code for edition in self.present_editions()]
 
-    def site_map(self) -> SiteMap:
-        """``_toc.yml`` as sphinx-external-toc reads it for Jupyter Book."""
-        return parse_toc_yaml(self.toc_file)
-
     def toc_entries(self) -> list[str]:
-        """The documents of ``_toc.yml`` in reading order (``chapters/en/<page>``, no suffix)."""
-        return reading_order(self.site_map())
+        """The documents of ``_toc.yml`` in reading order (``chapters/en/<page>``, no suffix).
+
+        Raises:
+            ConfigError: if ``_toc.yml`` is missing or of a shape ``booktools.configuration.toc`` does not read.
+        """
+        return read_reading_order(self.toc_file, TOC_FILE)
 
     def pages(self, language: str = SOURCE_LANGUAGE) -> list[Path]:
         """The pages (``.ipynb`` or ``.md``) of one edition, in reading order.

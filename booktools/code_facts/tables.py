@@ -1,10 +1,10 @@
 """The blocks of ``docs/architecture.md`` that are facts of the code, rendered from the code (``make docs``).
 
-Each block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``; :data:`BLOCKS` renders it:
-the verbs (``booktools.code_facts.verbs``, with the make targets whose recipe calls each), the import layers
-(``booktools.LAYERS``), the stages (``booktools.pipeline.stages.STAGES``, in the order they run) and the trace of
-``make book`` through them (each stage's run function and its docstring), the modules (each
-package's ``__init__`` map, the one place a module's job is written), the quality bars
+Each block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``; :func:`blocks` renders it:
+the verbs (``booktools.__main__.VERBS``, which the entry point gives :func:`run`, with the make targets whose
+recipe calls each), the import layers (``booktools.LAYERS``), the stages (``booktools.pipeline.stages.STAGES``, in
+the order they run) and the trace of ``make book`` through them (each stage's run function and its docstring), the
+modules (each package's ``__init__`` map, the one place a module's job is written), the quality bars
 (``booktools.configuration.bars``) and the upstream tools (``UPSTREAM``). ``python -m booktools docs`` writes
 them; ``--check`` (and ``python -m booktools check``) changes nothing and names each block that differs from what
 the code renders.
@@ -15,11 +15,11 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
 from booktools import LAYERS
-from booktools.code_facts.verbs import VERB_HELP
+from booktools.cli.verbs import Verb
 from booktools.configuration.bars import BARS, Bar
 from booktools.pipeline.graph import Stage, ordered
 from booktools.pipeline.stages import MAKE_BOOK, STAGES, stages_up_to
@@ -76,7 +76,7 @@ def make_targets(makefile: Path) -> dict[str, list[str]]:
     return targets
 
 
-def verbs(project: Project) -> str:
+def verbs(project: Project, verb_list: Sequence[Verb]) -> str:
     """The verbs of ``python -m booktools``, their help, and the make targets that run them."""
     targets = make_targets(project.root / "Makefile")
 
@@ -85,7 +85,7 @@ def verbs(project: Project) -> str:
         return ", ".join(f"`{rule}` rule" if rule.startswith("$(") else f"`make {rule}`" for rule in named)
 
     return _table(
-        ("verb", "what it does", "make"), ((f"`{name}`", _text(text), rules(name)) for name, text in VERB_HELP)
+        ("verb", "what it does", "make"), ((f"`{verb.name}`", _text(verb.help), rules(verb.name)) for verb in verb_list)
     )
 
 
@@ -218,27 +218,30 @@ def upstream(project: Project) -> str:
     return _table(("tool", "series", "places"), rows)
 
 
-BLOCKS: dict[str, Callable[[Project], str]] = {
-    "verbs": verbs,
-    "layers": layers,
-    "stages": stages,
-    "trace": trace,
-    "modules": modules,
-    "bars": bars,
-    "upstream": upstream,
-}
-"""Each generated block of the document, by its name in the markers, and what renders it."""
+def blocks(verb_list: Sequence[Verb]) -> dict[str, Callable[[Project], str]]:
+    """Each generated block of the document, by its name in the markers, and what renders it."""
+    return {
+        "verbs": lambda project: verbs(project, verb_list),
+        "layers": layers,
+        "stages": stages,
+        "trace": trace,
+        "modules": modules,
+        "bars": bars,
+        "upstream": upstream,
+    }
 
 
-def rendered(text: str, project: Project) -> tuple[str, list[str]]:
-    """``text`` with every generated block rendered anew, and the names of those that changed.
+def rendered(text: str, project: Project, verb_list: Sequence[Verb]) -> tuple[str, list[str]]:
+    """``text`` with every generated block rendered anew (the verbs' from ``verb_list``), and the names of those that
+    changed.
 
     Raises:
-        DocTablesError: if a block of :data:`BLOCKS` is missing, named twice, or one the code has no renderer for.
+        DocTablesError: if a block of :func:`blocks` is missing, named twice, or one the code has no renderer for.
     """
+    renderers = blocks(verb_list)
     found = [match.group(1) for match in BLOCK.finditer(text)]
-    unknown = sorted(set(found) - set(BLOCKS))
-    missing = [name for name in BLOCKS if name not in found]
+    unknown = sorted(set(found) - set(renderers))
+    missing = [name for name in renderers if name not in found]
     twice = sorted({name for name in found if found.count(name) > 1})
     if unknown or missing or twice:
         raise DocTablesError(
@@ -249,7 +252,7 @@ def rendered(text: str, project: Project) -> tuple[str, list[str]]:
 
     def render(match: re.Match[str]) -> str:
         name, old = match.group(1), match.group(2)
-        new = BLOCKS[name](project)
+        new = renderers[name](project)
         if new != old:
             stale.append(name)
         return f"<!-- generated: {name} -->\n{new}<!-- end generated -->"
@@ -257,15 +260,16 @@ def rendered(text: str, project: Project) -> tuple[str, list[str]]:
     return BLOCK.sub(render, text), stale
 
 
-def run(project: Project, check: bool = False) -> int:
-    """Write the document's generated blocks (with ``check``, only name the stale ones); 0, or 1 if one is stale."""
+def run(project: Project, verb_list: Sequence[Verb], check: bool = False) -> int:
+    """Write the document's generated blocks, the verbs' from ``verb_list`` (with ``check``, only name the stale
+    ones); 0, or 1 if one is stale."""
     path = project.root / DOCUMENT
     if not path.is_file():
         print(f"{DOCUMENT}: missing", file=sys.stderr)
         return 1
     text = path.read_text(encoding="utf-8")
     try:
-        new, stale = rendered(text, project)
+        new, stale = rendered(text, project, verb_list)
     except DocTablesError as error:
         print(error, file=sys.stderr)
         return 1

@@ -43,10 +43,9 @@ from jupyter_server.auth.identity import IdentityProvider
 from booktools.pipeline import stages
 from booktools.project import Project
 from booktools.servers.lab import server_options
-from booktools.website.extension.live import SERVER_INFO_PATH  # the page asks there (live-code.js)
+from booktools.website.assets import SERVER_INFO_PATH  # the page asks there (live-code.js)
 
 HOST = "127.0.0.1"
-# The path at which the web server answers the Jupyter server's address and token.
 START_TIMEOUT_S = 90.0
 STOP_TIMEOUT_S = 20.0
 

@@ -179,10 +179,8 @@ UPSTREAM = (
         (
             Place(
                 "website/editions.py",
-                "sphinx_external_toc.api's classes, sphinx_external_toc.parsing.create_toc_dict",
+                "sphinx_external_toc.api's classes, sphinx_external_toc.parsing.parse_toc_yaml and create_toc_dict",
             ),
-            Place("configuration/toc.py", "sphinx_external_toc.api's SiteMap and Document, walked"),
-            Place("project.py", "sphinx_external_toc.parsing.parse_toc_yaml, its SiteMap"),
         ),
     ),
     Upstream(

@@ -14,5 +14,7 @@
 - ``site_url``: the site's absolute URLs, each made from ``html.baseurl`` in ``_config.yml``.
   (``booktools.pipeline.stages``'s ``root`` stage writes the last three and the landing page.)
 - ``sphinx_settings``: the extension's one Sphinx setting, ``book``, typed and validated (written by ``editions``).
+- ``assets``: what the extension and the code outside Sphinx both name (the favicon, the Live code server's
+  address), so that the landing page and ``make serve`` import no Sphinx.
 - ``extension/``
 """

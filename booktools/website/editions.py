@@ -24,7 +24,7 @@ import posixpath
 from typing import Any
 
 from sphinx_external_toc.api import Document, FileItem, GlobItem, SiteMap, TocTree
-from sphinx_external_toc.parsing import create_toc_dict
+from sphinx_external_toc.parsing import create_toc_dict, parse_toc_yaml
 
 from booktools.configuration import config_file
 from booktools.configuration.config_file import Edition
@@ -93,7 +93,7 @@ def edition_toc(project: Project) -> dict[str, Any]:
     Raises:
         BuildError: if an entry is not an English page.
     """
-    site_map = project.site_map()
+    site_map = parse_toc_yaml(project.toc_file)
     documents = [
         Document(
             _retarget(document.docname, project),

@@ -1,6 +1,6 @@
 """The site's landing page, ``_build/html/index.html``: one link per language edition, its slides and PDFs.
 
-Written from ``extension/landing.html`` (Jinja2) after the editions are built. Its head
+Written from ``landing.html`` (Jinja2) after the editions are built. Its head
 holds what the editions' pages hold (``booktools.website.extension.metadata``): a
 description, a canonical link, hreflang alternates (the editions' root pages, and
 itself as ``x-default``, ``booktools.website.site_url``) and Open Graph tags, every
@@ -21,9 +21,9 @@ from booktools.project import SITE_FILES, SOURCE_LANGUAGE, Project
 from booktools.sources.frameworks import FRAMEWORKS
 from booktools.sources.strings import load_strings
 from booktools.website import site_url
-from booktools.website.extension.loading import FAVICON
+from booktools.website.assets import FAVICON
 
-LANDING_TEMPLATE = Path(__file__).resolve().parent / "extension" / "landing.html"
+LANDING_TEMPLATE = Path(__file__).resolve().parent / "landing.html"
 
 
 def write_landing(

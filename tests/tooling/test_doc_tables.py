@@ -1,9 +1,9 @@
 """docs/architecture.md's generated tables are what the code renders now (booktools.code_facts.tables, ``make docs``).
 
-The verb, stage, module, bar and upstream tables, and the trace of ``make book``, are rendered from
-``VERB_HELP``, ``STAGES`` (with each stage's run function), the packages' maps, the bars' constants and
-``UPSTREAM``: a verb, stage, module or tool added, moved or removed fails here, named, until
-``make docs`` writes the document again.
+The verb, stage, module, bar and upstream tables, and the trace of ``make book``, are rendered from the entry
+point's ``VERBS``, ``STAGES`` (with each stage's run function), the packages' maps, the bars' constants and
+``UPSTREAM``: a verb, stage, module or tool added, moved or removed fails here, named, until ``make docs`` writes
+the document again.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ PROJECT = Project.here()
 
 def test_every_generated_block_is_current() -> None:
     text = (PROJECT.root / doc_tables.DOCUMENT).read_text(encoding="utf-8")
-    _, stale = doc_tables.rendered(text, PROJECT)
+    _, stale = doc_tables.rendered(text, PROJECT, VERBS)
     assert not stale, f"{doc_tables.DOCUMENT}: stale generated blocks {stale} (run make docs)"
 
 
@@ -45,18 +45,18 @@ def test_a_stale_block_is_named_and_make_docs_rewrites_it(document_copy: Project
     path = document_copy.root / doc_tables.DOCUMENT
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("| `lib` |", "| `library` |", 1), encoding="utf-8")
-    assert doc_tables.run(document_copy, check=True) == 1
+    assert doc_tables.run(document_copy, VERBS, check=True) == 1
     assert "the generated block 'verbs' is stale" in capsys.readouterr().err
-    assert doc_tables.run(document_copy) == 0
+    assert doc_tables.run(document_copy, VERBS) == 0
     assert path.read_text(encoding="utf-8") == text
-    assert doc_tables.run(document_copy, check=True) == 0
+    assert doc_tables.run(document_copy, VERBS, check=True) == 0
 
 
 def test_a_missing_or_unknown_block_is_an_error(document_copy: Project, capsys) -> None:
     path = document_copy.root / doc_tables.DOCUMENT
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("<!-- generated: bars -->", "<!-- generated: barz -->"), encoding="utf-8")
-    assert doc_tables.run(document_copy) == 1
+    assert doc_tables.run(document_copy, VERBS) == 1
     assert "unknown ['barz'], missing ['bars']" in capsys.readouterr().err
     assert path.read_text(encoding="utf-8") != text  # nothing written
 

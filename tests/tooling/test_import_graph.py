@@ -65,6 +65,17 @@ def test_a_module_imports_booktools_at_its_top_and_only_from_layers_below(path: 
         )
 
 
+def test_only_the_sphinx_extension_imports_the_sphinx_extension() -> None:
+    """The extension runs inside Sphinx; what the code outside it shares with it is ``booktools.website.assets``'."""
+    extension = "booktools.website.extension"
+    for path in MODULES:
+        name = module_name(path)
+        if name == extension or name.startswith(f"{extension}."):
+            continue
+        for _node, target in booktools_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            assert not (target == extension or target.startswith(f"{extension}.")), f"{name} imports {target}"
+
+
 def test_the_check_finds_an_import_that_runs_upwards_or_hides_in_a_function() -> None:
     tree = ast.parse("import os\n\ndef f():\n    from booktools.website import jupyter_book\n")
     ((node, target),) = booktools_imports(tree)

@@ -6,7 +6,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
+from sphinx_external_toc.api import Document
+from sphinx_external_toc.parsing import parse_toc_data
 
+from booktools.configuration.schema import ConfigError
+from booktools.configuration.toc import reading_order
 from booktools.derive.provenance import Provenance, header, read_headers
 from booktools.project import BUILD_INPUTS, Project
 from booktools.sources.myst import Heading, headings
@@ -42,6 +47,56 @@ def test_the_reading_order_follows_parts_chapters_and_sections_as_jupyter_book_r
     project = _book(tmp_path, NESTED_TOC, ["index", "a", "a1", "b"])
     assert project.toc_entries() == ["chapters/en/index", "chapters/en/a", "chapters/en/a1", "chapters/en/b"]
     assert [path.name for path in project.pages("ko")] == ["index.md", "a.md", "a1.md", "b.md"]
+
+
+def _as_jupyter_book_reads(toc: str) -> list[str]:
+    """The documents of a table of contents in the order sphinx-external-toc (Jupyter Book 1's reader) walks them."""
+    site_map = parse_toc_data(yaml.safe_load(toc))
+
+    def walk(document: Document) -> list[str]:
+        names = [document.docname]
+        for tree in document.subtrees:
+            names += [name for item in tree.items if isinstance(item, str) for name in walk(site_map[item])]
+        return names
+
+    return walk(site_map.root)
+
+
+@pytest.mark.parametrize("toc", [NESTED_TOC, PROJECT.toc_file.read_text(encoding="utf-8")], ids=["nested", "book"])
+def test_the_plain_yaml_reading_order_is_jupyter_book_s(toc: str) -> None:
+    assert reading_order(yaml.safe_load(toc), "_toc.yml") == _as_jupyter_book_reads(toc)
+
+
+@pytest.mark.parametrize(
+    ("toc", "message"),
+    [
+        ("format: jb-article\nroot: a\n", "_toc.yml: format: expected 'jb-book'"),
+        ("format: jb-book\nchapters:\n  - file: b\n", "_toc.yml: missing key 'root'"),
+        ("format: jb-book\nroot: a\nchapters:\n  - glob: b*\n", "_toc.yml: chapters[0]: unknown key 'glob'"),
+        (
+            "format: jb-book\nroot: a\nparts:\n  - chapters:\n      - file: b\n        sections:\n          - fil: c\n",
+            "_toc.yml: parts[0].chapters[0].sections[0]: unknown key 'fil' (did you mean 'file'?)",
+        ),
+        ("format: jb-book\nroot: a\nchapters:\n  - title: B\n", "_toc.yml: chapters[0]: expected either `file`"),
+        ("format: jb-book\nroot: a\nchapters:\n  - url: https://x\n    sections:\n      - file: c\n", "holds no"),
+        (
+            "format: jb-book\nroot: a\nchapters:\n  - file: b\nparts:\n  - chapters:\n      - file: c\n",
+            "_toc.yml: expected `chapters` or `parts`",
+        ),
+    ],
+)
+def test_a_toc_of_a_shape_the_reader_does_not_know_is_refused_naming_the_entry(toc: str, message: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        reading_order(yaml.safe_load(toc), "_toc.yml")
+    assert message in str(refused.value), str(refused.value)
+
+
+def test_a_link_in_the_toc_is_no_page(tmp_path: Path) -> None:
+    toc = NESTED_TOC.replace(
+        "      - file: chapters/en/b\n", "      - file: chapters/en/b\n      - url: https://d2l.ai\n"
+    )
+    project = _book(tmp_path, toc, ["index", "a", "a1", "b"])
+    assert project.toc_entries()[-1] == "chapters/en/b"
 
 
 def test_a_page_an_edition_lacks_is_named(tmp_path: Path) -> None:

@@ -314,7 +314,9 @@ def test_every_module_s_coupling_is_a_place_of_its_tool() -> None:
 
 def test_the_scan_reaches_beyond_the_website() -> None:
     scanned = {path.split("/")[0] for path, module in modules() if couplings(module.read_text(encoding="utf-8"))}
-    assert {"sources", "configuration", "project.py", "checks", "slides", "website"} <= scanned
+    assert {"sources", "checks", "slides", "website"} <= scanned
+    # The bottom layers read _toc.yml and _config.yml as plain YAML: a Jupyter Book migration stops above them.
+    assert not {"upstream", "configuration", "project.py"} & scanned, sorted(scanned)
 
 
 def priorities(source: str) -> set[int]:

@@ -28,7 +28,7 @@ Where the kernel comes from is the extension's setting ``live_server`` (in
 
 - ``local`` (the default): the Jupyter server ``make serve`` starts
   (``booktools.servers.serve``). Its address and per-run token are not in the site: the
-  page fetches them from ``/_live/server.json``, which only ``make serve``'s web
+  page fetches them from ``booktools.website.assets.SERVER_INFO_PATH``, which only ``make serve``'s web
   server answers, only to its own origin;
 - a BinderHub URL (``https://mybinder.org``, or a JupyterHub that offers the
   BinderHub API): Binder builds ``repository.url`` at ``repository.branch`` and
@@ -54,14 +54,13 @@ from sphinx.errors import ExtensionError
 from booktools.programs import npm_prefix
 from booktools.runtime.kernel import NAME as KERNEL_NAME
 from booktools.sources.strings import LiveStrings
+from booktools.website.assets import SERVER_INFO_PATH
 from booktools.website.sphinx_settings import CONFIG_VALUE, LOCAL_SERVER, settings_of
 
 # Where `make setup` installs the pinned Thebe (npm ci --prefix THEBE_PREFIX).
 THEBE_PREFIX = npm_prefix("thebe")
 THEBE_STATIC = "thebe"  # under _static/
 SETTINGS_ID = "d2l-live-settings"
-# The path make serve's web server answers with the Jupyter server's address and token.
-SERVER_INFO_PATH = "/_live/server.json"
 # The kernel a Binder image offers (the d2l-book kernel spec exists only where make setup ran).
 BINDER_KERNEL = "python3"
 # What sphinx-thebe writes into every page (its settings for a Binder of its own choosing).

@@ -21,7 +21,7 @@
   into one, once the build is done
   (``booktools.website.extension.page_steps``), and the theme's check of which code
   blocks scroll runs as the reader reaches them (``booktools.website.extension.tab_stops``);
-- the page has a favicon (``static/favicon.svg``), and ``static/book.css`` sizes the
+- the page has a favicon (``booktools.website.assets.FAVICON``), and ``static/book.css`` sizes the
   inline icons, sets the fonts of each edition's script (system fonts, with
   Noto Sans CJK KR for Hangul: no web font to wait for, no reflow when one
   arrives) and breaks Korean lines between words only (``word-break: keep-all``).
@@ -38,10 +38,9 @@ import sphinx
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
+from booktools.website.assets import FAVICON
 from booktools.website.extension.icon_font import preload_solid_font
 
-HERE = Path(__file__).resolve().parent
-FAVICON = HERE / "static" / "favicon.svg"
 CSS_FILE = "book.css"
 INLINED_SCRIPT = "documentation_options.js"
 INLINED_TEMPLATE = Path(sphinx.__file__).parent / "themes" / "basic" / "static" / "documentation_options.js.jinja"
