@@ -49,7 +49,7 @@ def write_notebooks(project: Project, editions: list[str]) -> dict[str, Outcome]
 def build_sites(project: Project, editions: list[str]) -> dict[str, Outcome]:
     """``booktools.website.jupyter_book.build_editions``, after every edition's configuration and strings load:
     ``prepare_edition`` writes an edition's configuration, TOC and renderable pages into ``_build/editions/<lang>/``
-    (``booktools.website.editions``, ``booktools.website.pages``); ``run_edition`` runs ``jupyter-book build``
+    (``booktools.website.editions``, ``booktools.website.edition_copy``); ``run_edition`` runs ``jupyter-book build``
     there with the Sphinx extension ``booktools.website.extension``, whose page steps rewrite the written pages at
     ``build-finished``; ``install_edition`` copies the result to ``_build/html/<lang>/<page>.html``."""
     try:

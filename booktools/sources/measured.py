@@ -14,7 +14,7 @@ separator (``numbers`` in ``chapters/<lang>/strings.yml``, ``booktools.sources.s
 The figures are read from the stored outputs' data, never from printed text (which is
 translated), and written into the markdown wherever prose leaves the source page: the
 derived notebooks (``booktools.derive.notebooks``, hence the slides) and the site's
-renderable copy (``booktools.website.pages``, hence the PDFs). Markdown inside a
+renderable copy (``booktools.website.edition_copy``, hence the PDFs). Markdown inside a
 ``:begin_tab:`` block quotes only cells of its own frameworks; shared markdown may quote
 any cell. A placeholder that is malformed, names a cell the page lacks, a cell that recorded
 no figures, or a figure the cell did not record raises :class:`MeasuredError`, naming the

@@ -4,7 +4,7 @@ In a markdown cell ``[**text**]`` starts a slide with ``text`` and ``(**text**)`
 adds ``text`` to the current slide; ``[~~text~~]`` and ``(~~text~~)`` do the same
 for text meant for the slides only. ``d2lbook.slides`` reads the marks to make the
 slides (``booktools.slides.decks``); the book shows ``text`` without the marks and drops
-the slides-only text (:func:`strip_slide_marks`, used by ``booktools.website.pages``).
+the slides-only text (:func:`strip_slide_marks`, used by ``booktools.website.edition_copy``).
 The translation checker compares :func:`mark_kinds` of each cell with English, so
 every edition has the same slides. :func:`titles_inside_marks` moves a marked heading's
 ``#`` inside its mark, so that d2lbook, which keeps only the marked text, keeps it a heading.

@@ -3,7 +3,7 @@
 - ``jupyter_book``: every edition, built by Jupyter Book, into ``_build/html/<lang>/`` (the ``site`` stage of
   ``booktools.pipeline.stages``).
 - ``editions``: each edition's Jupyter Book configuration and table of contents, derived from the top-level ones.
-- ``pages``: the renderable copy of an edition's pages (framework cells marked for tabs, alt text, slides link).
+- ``edition_copy``: the renderable copy of an edition's pages (framework cells marked for tabs, alt text, slides link).
 - ``built_pages``: reading a built page (its article, its framework tab sets, the slides link), for the PDFs and
   the word counts.
 - ``heatmap_alt_text``: the alt text of the heatmaps, in the edition's language (templates: ``sources.alt_text``).

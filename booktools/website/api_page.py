@@ -1,7 +1,7 @@
 """The API reference appendix page: its MyST text, one page per edition, and its place in the contents.
 
 The page is generated, never written by hand: :func:`page` returns its MyST text
-(an ``automodule`` directive per framework module), which ``booktools.website.pages``
+(an ``automodule`` directive per framework module), which ``booktools.website.edition_copy``
 writes into each edition's renderable copy as ``api.md``, and :func:`with_api_page`
 adds it to the edition's table of contents (``booktools.website.jupyter_book``).
 Inside Sphinx, ``booktools.website.extension.api_links`` documents it with autodoc

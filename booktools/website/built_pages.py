@@ -4,7 +4,7 @@ The PDFs (``booktools.pdf.document``) and the word counts (``booktools.checks.pa
 both read the pages as built (``_build/html/<lang>/<page>.html``), not their sources.
 What they find there is written by the site's build: the theme's article, the
 framework tab sets of ``booktools.website.extension.tabs`` and the slides link of
-``booktools.website.pages``. This module is the one place that says how to find them.
+``booktools.website.edition_copy``. This module is the one place that says how to find them.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ __all__ = ["SLIDES_LINK_ID", "TAB_SET", "TAB_SET_CLASS", "BuiltPageError", "page
 ARTICLE_START, ARTICLE_END = '<article class="bd-article"', "</article>"
 TAB_SET_CLASS = "d2l-framework-tabs"  # a group of framework cells as tabs (booktools.website.extension.tabs)
 TAB_SET = f"div.{TAB_SET_CLASS}"
-SLIDES_LINK_ID = "d2l-slides-link"  # the paragraph linking a page's decks (booktools.website.pages)
+SLIDES_LINK_ID = "d2l-slides-link"  # the paragraph linking a page's decks (booktools.website.edition_copy)
 
 
 class BuiltPageError(ValueError):

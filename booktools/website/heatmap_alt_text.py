@@ -10,7 +10,7 @@ type of the figure's display data (:data:`HEATMAP_MIME`)::
 ``panels[r][c][q]`` lists, for the panel in grid row ``r`` and column ``c`` and
 its query ``q``, the keys that get a non-zero weight, as 1-based inclusive ranges
 ``[first, last]``. The code of every edition is the same, so the description
-cannot carry words: the book build (``booktools.website.pages``) turns it into a
+cannot carry words: the book build (``booktools.website.edition_copy``) turns it into a
 sentence with the edition's templates from ``chapters/<lang>/alt_text.yml``
 (``booktools.sources.alt_text``), which is translated like the rest of the edition, and sets
 it as the image's alt text (myst-nb's ``mystnb.image.alt``). In English::

@@ -8,7 +8,7 @@ the search index) and title, the table of contents' page paths, the Colab path
 (``repository.path_to_book``), the language switcher's values and absolute paths.
 
 Each edition is built from a renderable copy of ``chapters/<code>/``
-(``booktools.website.pages``: framework cells marked for the tabs) by ``jupyter-book
+(``booktools.website.edition_copy``: framework cells marked for the tabs) by ``jupyter-book
 build`` from scratch, with warnings as errors, nitpicky references and
 ``--keep-going`` (a broken reference, a duplicate label or a missing citation fails
 the build), without executing the notebooks: stored outputs are rendered as they are.
@@ -53,8 +53,8 @@ from booktools.configuration.schema import ConfigError
 from booktools.project import PDF_FOLDER, SITE_FILES, SLIDES_FOLDER, Project
 from booktools.upstream.guard import installed_problems
 from booktools.website.api_page import with_api_page
+from booktools.website.edition_copy import SOURCE_ERRORS, write_edition_sources
 from booktools.website.editions import BuildError, edition_config
-from booktools.website.pages import SOURCE_ERRORS, write_edition_sources
 from booktools.website.sphinx_settings import with_warning_file
 
 BUILD_FLAGS = ("-W", "-n", "--keep-going", "--all")

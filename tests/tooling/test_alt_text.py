@@ -30,6 +30,7 @@ from booktools.project import Project
 from booktools.sources import alt_text
 from booktools.sources.alt_text import HeatmapText, load_alt_text
 from booktools.sources.mime_types import HEATMAP_MIME
+from booktools.website.edition_copy import book_notebook
 from booktools.website.heatmap_alt_text import (
     DESCRIPTION_VERSION,
     AltTextError,
@@ -37,7 +38,6 @@ from booktools.website.heatmap_alt_text import (
     parse_description,
     set_heatmap_alt_text,
 )
-from booktools.website.pages import book_notebook
 from d2l_lib.torch import _heatmap_description as heatmap_description
 
 PROJECT = Project.here()

@@ -1,6 +1,6 @@
 """Framework tabs: each group of framework cells becomes synchronised sphinx-design tabs.
 
-``booktools.website.pages`` marks every framework cell of a page with the class
+``booktools.website.edition_copy`` marks every framework cell of a page with the class
 ``d2l-tab-<framework>`` (code cells as the myst-nb class ``tag_d2l-tab-<framework>``).
 This transform finds each run of consecutive marked nodes and replaces it by a
 sphinx-design tab set with one tab per framework, "PyTorch | JAX | TensorFlow",

@@ -1,4 +1,4 @@
-"""The renderable copy of a source page (booktools.website.pages): framework cells marked for
+"""The renderable copy of a source page (booktools.website.edition_copy): framework cells marked for
 the tabs, tab notes wrapped in a container, ``#@tab all`` cells shown once."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from booktools.project import Project
 from booktools.sources.frameworks import TabError
-from booktools.website.pages import book_notebook, write_edition_sources
+from booktools.website.edition_copy import book_notebook, write_edition_sources
 
 PROJECT = Project.here()
 
