@@ -83,8 +83,8 @@ def test_the_environments_read_pytest_s_options_less_the_plugin_of_booktools():
     ("addopts", "kept"),
     [
         ("-p booktools.checks.nbval_plugin --strict-markers", "--strict-markers"),
-        ("--strict-markers -pbooktools.x -p no:cacheprovider", "--strict-markers -p no:cacheprovider"),
-        ("-p xdist -p booktools.a.b --import-mode=importlib", "-p xdist --import-mode=importlib"),
+        ("-x -pbooktools.checks.nbval_numbers -p no:cacheprovider", "-x -p no:cacheprovider"),
+        ("-p xdist -p booktools.checks.nbval_numbers --import-mode=importlib", "-p xdist --import-mode=importlib"),
         ("--strict-markers", "--strict-markers"),
         ("", ""),
     ],
