@@ -16,8 +16,10 @@ This plugin wraps nbval's output comparison:
   tolerance ``booktools.configuration.bars.MAX_PIXEL_RMS``, on 0-255 pixel values). On a mismatch the stored,
   fresh and difference images are written under ``_build/nbval-figures/``.
 
-Loaded by ``notebooks/conftest.py`` (which imports :func:`pytest_configure`), so in every pytest run that
-collects a notebook there, and in no other.
+Registered by name, ``-p booktools.checks.nbval_plugin``, in ``pyproject.toml``'s pytest ``addopts``, so
+every pytest run of the repository loads it; it acts only in a run that replays notebooks (given nbval's
+``--nbval`` or ``--nbval-lax``). In any other run (``tests/`` alone) its hook returns at once and nbval is
+left as it is; importing the module imports no nbval, so it loads wherever pytest runs, nbval or not.
 
 nbval 0.11 has no hook for this: its pytest plugin declares no hook specifications,
 ``--nbval-sanitize-with`` only rewrites text by regular expressions (it cannot
@@ -60,6 +62,8 @@ EXPECTED_SIGNATURE = "(self, test, ref, skip_compare=None)"
 CELL_ATTRIBUTES = ("comparison_traceback", "fspath", "name")
 # Set on the replacement, so that a second plugin load does not wrap it again.
 MARK = "compares_numbers_and_figures"
+# The destinations of nbval's options that make pytest replay notebooks: --nbval and --nbval-lax.
+NBVAL_OPTIONS = ("nbval", "nbval_lax")
 
 NBVAL = tool("nbval")
 CompareOutputs = Callable[[Any, list[dict[str, Any]], list[dict[str, Any]], Any], bool]
@@ -191,12 +195,23 @@ def comparing_outputs(original: CompareOutputs) -> CompareOutputs:
     return compare_outputs
 
 
+def replays_notebooks(config: pytest.Config) -> bool:
+    """Whether nbval replays notebooks in this run: pytest was given ``--nbval`` or ``--nbval-lax``.
+
+    Without nbval installed, pytest knows neither option, and the answer is no.
+    """
+    return any(config.getoption(option, default=False) for option in NBVAL_OPTIONS)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Replace nbval's output comparison by one that compares numbers as numbers, and figures (once per process).
+    """In a run that replays notebooks, replace nbval's output comparison by one that compares numbers as
+    numbers, and figures (once per process); in any other run, do nothing.
 
     Raises:
         pytest.UsageError: if nbval is not of the series written for, or its comparison has changed.
     """
+    if not replays_notebooks(config):
+        return
     try:  # before nbval's plugin module is imported: another series may not have it
         require_releases((NBVAL,))
     except UpstreamChanged as error:  # a usage error: pytest prints the message, not a traceback

@@ -122,31 +122,6 @@ def render(notebook: nbformat.NotebookNode) -> str:
     return text + "\n"
 
 
-# nbval replays the notebooks with the book's comparison only where they are collected: pytest reads
-# this conftest whenever it collects a notebook under notebooks/, and no other run loads the plugin.
-CONFTEST = "conftest.py"
-CONFTEST_TEXT = '''"""nbval replays the notebooks under this folder with the book's comparison of numbers and figures.
-
-Generated with the notebooks beside it by ``python -m booktools notebooks`` (``booktools.derive.notebooks``);
-do not edit. pytest reads this file whenever it collects a notebook here (``make pytest``, a replay by
-hand, ``tests/tooling/test_other_kernels.py``), and only then: the hook imported below
-(``booktools.checks.nbval_plugin``) installs the comparison in that run. Every other pytest run
-(``tests/`` alone, the version matrix's) leaves nbval as it is.
-"""
-
-from booktools.checks.nbval_plugin import pytest_configure
-
-__all__ = ["pytest_configure"]
-'''
-
-
-def expected_files(project: Project) -> dict[Path, str]:
-    """Return every derived file's path and text: the notebooks, and the conftest that loads nbval's comparison."""
-    files = {project.notebooks_dir / CONFTEST: CONFTEST_TEXT}
-    files.update(expected_notebooks(project))
-    return files
-
-
 def expected_notebooks(project: Project) -> dict[Path, str]:
     """Return every derived notebook's path and text."""
     files = {}
@@ -174,7 +149,7 @@ def differences(expected: dict[Path, str], project: Project) -> list[str]:
 
 def write(project: Project) -> list[Path]:
     """Write every derived notebook, remove stale ones; return the paths written."""
-    expected = expected_files(project)
+    expected = expected_notebooks(project)
     for path in project.notebooks_dir.rglob("*.ipynb"):
         if path not in expected:
             path.unlink()
@@ -190,7 +165,7 @@ def run(project: Project, check: bool = False) -> int:
     folder = project.relative(project.notebooks_dir)
     try:
         if check:
-            problems = differences(expected_files(project), project)
+            problems = differences(expected_notebooks(project), project)
             if problems:
                 print(f"{folder}/ and the source pages differ (run `make notebooks`):", file=sys.stderr)
                 for problem in problems:
@@ -202,5 +177,5 @@ def run(project: Project, check: bool = False) -> int:
     except ValueError as error:  # TabError, MeasuredError, ConfigError, a page _toc.yml names missing
         print(f"make notebooks: {error}", file=sys.stderr)
         return 2
-    print(f"wrote {len(written)} files under {folder}/ (the notebooks and {CONFTEST})")
+    print(f"wrote {len(written)} notebooks under {folder}/")
     return 0

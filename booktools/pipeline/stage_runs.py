@@ -41,8 +41,7 @@ def write_library(project: Project, editions: list[str]) -> dict[str, Outcome]:
 
 
 def write_notebooks(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """``booktools.derive.notebooks.run``: ``notebooks/<lang>/<framework>/<page>.ipynb`` and ``notebooks/conftest.py``
-    (tracked files)."""
+    """``booktools.derive.notebooks.run``: ``notebooks/<lang>/<framework>/<page>.ipynb`` (tracked files)."""
     return _all(Outcome.DONE if notebooks.run(project) == 0 else Outcome.FAILED, editions)
 
 

@@ -4,7 +4,8 @@
 (``booktools.configuration.bars.LIGHTHOUSE_BAR``, which plain ``make audit`` runs at); every job that runs
 ``make setup`` gets Node from ``actions/setup-node`` at the version ``.nvmrc`` names, which the npm
 locks' ``engines`` allow; the test job installs the system packages ``.ci/run`` installs; and
-``pages.yml`` prints the PDFs (Chromium and fonts) and deploys only a site that ``make audit`` passed.
+``pages.yml`` prints the PDFs (Chromium and fonts), publishes only a commit of main that CI's run (with
+``make test``) passed, and deploys only a site that ``make audit`` passed.
 """
 
 from __future__ import annotations
@@ -166,3 +167,27 @@ def test_pages_prints_the_pdfs_and_deploys_only_a_site_at_the_bar():
     assert not audit_step.get("continue-on-error") and not build.get("continue-on-error"), "the bar must hold"
     assert "AUDIT_ARGS" not in audit_step["run"] and "--fail-under" not in audit_step["run"], "the bar is make audit's"
     assert jobs["deploy"]["needs"] == "build"
+
+
+def triggers(path) -> dict[str, Any]:
+    """A workflow's ``on:`` (which YAML 1.1 reads as the key ``True``)."""
+    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return dict(spec.get("on", spec.get(True)))
+
+
+def test_pages_publishes_only_a_commit_of_main_whose_tests_passed():
+    ci_name = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["name"]
+    assert any(re.search(r"\bmake test(?![\w-])", line) for line in runs(workflow(WORKFLOW)["test"]))
+    on = triggers(PAGES)
+    # no push or dispatch of its own, which would publish what no test run passed
+    assert list(on) == ["workflow_run"], f"pages.yml starts only after CI: {sorted(on)}"
+    assert on["workflow_run"] == {"workflows": [ci_name], "types": ["completed"], "branches": ["main"]}
+    jobs = workflow(PAGES)
+    build = jobs["build"]
+    condition = build["if"].replace(" ", "")
+    assert "github.event.workflow_run.conclusion=='success'" in condition, "only after CI passed"
+    assert "github.event.workflow_run.event!='pull_request'" in condition, "not a pull request's run"
+    assert "||" not in condition, build["if"]
+    checkout = next(step for step in build["steps"] if str(step.get("uses", "")).startswith("actions/checkout@"))
+    assert checkout["with"]["ref"] == "${{ github.event.workflow_run.head_sha }}", "the commit CI tested"
+    assert jobs["deploy"]["needs"] == "build" and "if" not in jobs["deploy"], "deploy runs only after the build"

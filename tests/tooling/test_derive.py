@@ -180,7 +180,7 @@ def test_a_library_without_a_version_is_an_error(synthetic_book: Path):
 def test_check_reports_a_hand_edit_a_missing_an_outdated_and_an_orphan_notebook(synthetic_book: Path):
     book, project = synthetic_book, Project(synthetic_book)
     written = derive.write(project)
-    assert len(written) == 6 + 1 and derive.differences(derive.expected_files(project), project) == []
+    assert len(written) == 6 and derive.differences(derive.expected_notebooks(project), project) == []
     edited = book / "notebooks/en/jax/tabs.ipynb"
     notebook = nbformat.read(edited, as_version=4)
     notebook.cells[3].source += "\nprint('edited in Jupyter')"
@@ -195,7 +195,7 @@ def test_check_reports_a_hand_edit_a_missing_an_outdated_and_an_orphan_notebook(
     page.cells[-1].source = "Changed in the source page."
     nbformat.write(page, source)
 
-    problems = derive.differences(derive.expected_files(project), project)
+    problems = derive.differences(derive.expected_notebooks(project), project)
     assert sorted(problems) == sorted(
         [
             "notebooks/en/jax/tabs.ipynb differs from its source page",
@@ -207,7 +207,7 @@ def test_check_reports_a_hand_edit_a_missing_an_outdated_and_an_orphan_notebook(
     )
     derive.write(project)
     assert not orphan.exists()
-    assert derive.differences(derive.expected_files(project), project) == []
+    assert derive.differences(derive.expected_notebooks(project), project) == []
 
 
 def test_the_commands_write_and_check(synthetic_book: Path):
@@ -218,7 +218,7 @@ def test_the_commands_write_and_check(synthetic_book: Path):
     written = run_derive(synthetic_book)
     assert (written.returncode, written.stdout) == (
         0,
-        "wrote 7 files under notebooks/ (the notebooks and conftest.py)\n",
+        "wrote 6 notebooks under notebooks/\n",
     )
     checked = run_derive(synthetic_book, "--check")
     assert (checked.returncode, checked.stdout) == (0, "notebooks/ matches the source pages\n")
@@ -241,16 +241,15 @@ def test_the_command_fails_on_a_malformed_group_naming_notebook_and_cell(synthet
 
 def test_derivation_is_byte_stable(synthetic_book: Path):
     project = Project(synthetic_book)
-    first = derive.expected_files(project)
-    assert derive.expected_files(project) == first
+    first = derive.expected_notebooks(project)
+    assert derive.expected_notebooks(project) == first
     derive.write(project)
     stamps = {path: path.stat().st_mtime_ns for path in first}
     derive.write(project)
     assert {path: path.stat().st_mtime_ns for path in first} == stamps  # unchanged files are not rewritten
     for path, text in first.items():
         assert path.read_text(encoding="utf-8") == text
-        if path.suffix == ".ipynb":  # the conftest beside them is Python
-            assert derive.render(nbformat.reads(text, as_version=4)) == text  # as Jupyter saves it back
+        assert derive.render(nbformat.reads(text, as_version=4)) == text  # as Jupyter saves it back
 
 
 def test_derivation_does_not_depend_on_the_hash_seed(synthetic_book: Path, tmp_path: Path):

@@ -142,8 +142,9 @@ def test_the_nbval_plugin_refuses_another_series_of_nbval_in_the_registry_s_word
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(guard, "version", faked_version("nbval", "0.12.0"))
+    replaying: Any = SimpleNamespace(getoption=lambda name, default=None: name == "nbval")  # pytest --nbval
     with pytest.raises(pytest.UsageError) as refused:
-        nbval_plugin.pytest_configure(pytest.Config.__new__(pytest.Config))
+        nbval_plugin.pytest_configure(replaying)
     assert str(refused.value) == (
         "nbval is 0.12.0, but booktools was written against 0.11.0: check booktools/checks/nbval_plugin.py "
         "(nbval.plugin.IPyNbCell.compare_outputs replaced, its signature and the cell's attributes), then change "

@@ -65,14 +65,32 @@ def test_test_tools_come_from_requirements_txt():
     assert len(vm.test_tools((PROJECT.root / "requirements.txt").read_text(encoding="utf-8"))) == 2
 
 
-def test_the_environments_read_pytest_s_options_as_they_are_and_they_load_no_booktools_plugin():
-    """The environments have the library, not booktools: pyproject.toml's addopts may name no plugin of it."""
+def test_the_environments_read_pytest_s_options_less_the_plugin_of_booktools():
+    """The environments have the library, not booktools: pytest runs there with pyproject.toml's addopts
+    less ``-p booktools.checks.nbval_plugin``, which would fail to import, and with every other option."""
     real = tomllib.loads((PROJECT.root / "pyproject.toml").read_text(encoding="utf-8"))
     addopts = real["tool"]["pytest"]["ini_options"]["addopts"]
-    assert "booktools" not in addopts and "--import-mode=importlib" in addopts
+    assert "-p booktools.checks.nbval_plugin" in addopts
+    expected = " ".join(addopts.replace("-p booktools.checks.nbval_plugin", "").split())
+    assert vm.library_addopts(real) == expected and "--import-mode=importlib" in expected
     for env in vm.environments(sys.executable, PROJECT):
         command = vm.pytest_command(env)
-        assert not any(word.startswith("addopts") for word in command), command
+        assert command[command.index("-o") + 1] == f"addopts={expected}", command
+        assert "booktools" not in " ".join(command[: command.index("--rootdir")]), command
+
+
+@pytest.mark.parametrize(
+    ("addopts", "kept"),
+    [
+        ("-p booktools.checks.nbval_plugin --strict-markers", "--strict-markers"),
+        ("-x -pbooktools.checks.nbval_numbers -p no:cacheprovider", "-x -p no:cacheprovider"),
+        ("-p xdist -p booktools.checks.nbval_numbers --import-mode=importlib", "-p xdist --import-mode=importlib"),
+        ("--strict-markers", "--strict-markers"),
+        ("", ""),
+    ],
+)
+def test_library_addopts_drops_only_the_plugins_of_booktools(addopts, kept):
+    assert vm.library_addopts({"tool": {"pytest": {"ini_options": {"addopts": addopts}}}}) == kept
 
 
 def test_environments_pin_the_lowest_series_and_let_pip_resolve_the_newest():

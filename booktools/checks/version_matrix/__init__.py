@@ -19,7 +19,8 @@ framework alone: no other framework and not ``booktools`` (whose dependencies ar
 toolchain's, not the library's): the shared suite directly in ``tests/library/``, for this
 framework only (``--framework``), and the framework's own folder beside it. So pytest runs
 with ``--confcutdir tests/library``, which leaves out ``tests/conftest.py`` (it imports
-``booktools`` and ``nbformat``); ``pyproject.toml``'s ``addopts`` load no plugin of ``booktools``.
+``booktools`` and ``nbformat``), and with ``pyproject.toml``'s ``addopts`` less the plugin of ``booktools``
+they name (``-p booktools.checks.nbval_plugin``; ``library_addopts``).
 
 An environment is made once; a stamp in it (``STAMP``) records what it was made from. When
 only the library changed, the library alone is reinstalled; when the requirements or the
@@ -46,6 +47,7 @@ from booktools.checks.version_matrix.plan import (
     action,
     environment_key,
     environments,
+    library_addopts,
     library_key,
     lower_bound_pins,
     read_stamp,
@@ -66,6 +68,7 @@ __all__ = [
     "action",
     "environment_key",
     "environments",
+    "library_addopts",
     "library_key",
     "lower_bound_pins",
     "pytest_command",

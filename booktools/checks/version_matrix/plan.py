@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -92,6 +93,25 @@ def test_tools(requirements: str) -> list[str]:
     return [pins[tool] for tool in TEST_TOOLS]
 
 
+def library_addopts(pyproject: dict[str, Any]) -> str:
+    """Return ``pyproject.toml``'s pytest ``addopts`` less its plugins of ``booktools`` (``-p booktools.<module>``).
+
+    Those plugins belong to the toolchain, which the environments do not have. ``-p no:<module>`` on the
+    command line would not do: pytest puts ``addopts`` first and imports each plugin where ``-p`` names it.
+    """
+    words = shlex.split(pyproject["tool"]["pytest"]["ini_options"].get("addopts", ""))
+    kept: list[str] = []
+    index = 0
+    while index < len(words):
+        if words[index] == "-p" and words[index + 1 : index + 2] and words[index + 1].startswith("booktools."):
+            index += 2  # -p booktools.<module>
+            continue
+        if not words[index].startswith("-pbooktools."):
+            kept.append(words[index])
+        index += 1
+    return shlex.join(kept)
+
+
 def test_paths(framework: str, project: Project) -> list[Path]:
     """Return the test modules ``framework``'s environments run: those directly in its ``TESTS``
     folders, less ``EXCLUDED``, in name order."""
@@ -175,6 +195,8 @@ class Environment:
     python: str
     """The Python the environment is made with."""
     project: Project
+    addopts: str
+    """pytest's ``addopts`` for the environment (``library_addopts``), which replace ``pyproject.toml``'s."""
     python_id: str = ""
     """That Python's path and ``sys.version`` (for the stamp), filled in by ``main``."""
 
@@ -203,6 +225,7 @@ def environments(python: str, project: Project, frameworks: Iterable[str] = FRAM
     """Return the environments to test, each framework's lowest then newest series, made with ``python``."""
     pyproject = tomllib.loads((project.root / "pyproject.toml").read_text(encoding="utf-8"))
     tools = test_tools((project.root / "requirements.txt").read_text(encoding="utf-8"))
+    addopts = library_addopts(pyproject)
     found = []
     for framework in frameworks:
         dependencies = [
@@ -211,5 +234,6 @@ def environments(python: str, project: Project, frameworks: Iterable[str] = FRAM
         ]
         pins = {"lowest": lower_bound_pins(pyproject, framework), "newest": []}
         for series in SERIES:
-            found.append(Environment(framework, series, [*pins[series], *tools], dependencies, python, project))
+            requirements = [*pins[series], *tools]
+            found.append(Environment(framework, series, requirements, dependencies, python, project, addopts))
     return found

@@ -129,13 +129,15 @@ def _installed(env: Environment) -> dict[str, str]:
 def pytest_command(env: Environment) -> list[str]:
     """The pytest command of ``env``: its framework's modules, the shared ones for that framework only.
 
-    pytest reads ``pyproject.toml``'s options as they are: they load no plugin of ``booktools`` (nbval's
-    is loaded by ``notebooks/conftest.py``), which the environment does not have."""
+    ``-o addopts=`` gives pytest ``pyproject.toml``'s options less the plugins of ``booktools``
+    (``env.addopts``), which the environment does not have."""
     return [
         str(env.bin_python),
         "-m",
         "pytest",
         "-q",
+        "-o",
+        f"addopts={env.addopts}",
         "-p",
         "no:cacheprovider",
         "--rootdir",
