@@ -3,7 +3,8 @@
 ``ci.yml``'s audit is a job of its own that fails when a Lighthouse score is under the bar
 (``booktools.configuration.bars.LIGHTHOUSE_BAR``, which plain ``make audit`` runs at); every job that runs
 ``make setup`` gets Node from ``actions/setup-node`` at the version ``.nvmrc`` names, which the npm
-locks' ``engines`` allow; the test job installs the system packages ``.ci/run`` installs; and
+locks' ``engines`` allow; ``.ci/run`` and every job that builds the site install the system packages from one
+script, ``.ci/system-packages``; and
 ``pages.yml`` prints the PDFs (Chromium and fonts), publishes only a commit of main that CI's run (with
 ``make test``) passed, and deploys only a site that ``make audit`` passed.
 """
@@ -31,7 +32,10 @@ NVMRC = PROJECT.root / ".nvmrc"
 CI_RUN = PROJECT.root / ".ci" / "run"
 # make targets that run make setup, and so npm ci (the Makefile: setup is their prerequisite).
 NPM_TARGETS = re.compile(r"\bmake (?:setup|test-setup|test|pytest|book|audit|pdf|slides)(?![\w-])")
-APT_INSTALL = re.compile(r"apt-get install ([^\n>]*)")
+# make targets that build the site, print the PDFs or run the browser tests, and so need Chromium and the fonts.
+SITE_TARGETS = re.compile(r"\bmake (?:test|book|audit|pdf)(?![\w-])")
+SYSTEM_PACKAGES = PROJECT.root / ".ci" / "system-packages"
+PACKAGE_LIST = re.compile(r"^PACKAGES=\(([^)]*)\)", re.MULTILINE)
 MAKEFILE = PROJECT.root / "Makefile"
 
 
@@ -70,7 +74,8 @@ def test_the_audit_job_fails_on_a_low_score(jobs):
 
 def test_the_audit_job_has_chromium_and_node(jobs):
     job = jobs["audit"]
-    assert any("apt-get install" in line and "chromium" in line for line in runs(job))
+    assert installs_the_system_packages(job), "the audit job needs Chromium: run .ci/system-packages"
+    assert "chromium" in system_packages()
     assert any(action.startswith("actions/setup-node@") for action in uses(job)) or any(
         "nodejs" in line and "npm" in line for line in runs(job)
     ), "make audit installs Lighthouse with npm ci and runs it in Node"
@@ -106,9 +111,16 @@ def workflow(path) -> dict[str, Any]:
     return yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"]
 
 
-def apt_packages(text: str) -> set[str]:
-    """The packages of every ``apt-get install`` line of ``text``, its options left out."""
-    return {word for line in APT_INSTALL.findall(text) for word in line.split() if not word.startswith("-")}
+def system_packages() -> set[str]:
+    """The Debian packages ``.ci/system-packages`` installs (its ``PACKAGES=(...)`` line)."""
+    found = PACKAGE_LIST.search(SYSTEM_PACKAGES.read_text(encoding="utf-8"))
+    assert found, f"{SYSTEM_PACKAGES.name} should list its packages as PACKAGES=(...)"
+    return set(found.group(1).split())
+
+
+def installs_the_system_packages(job: dict[str, Any]) -> bool:
+    """Whether a job runs ``.ci/system-packages`` (and so installs no list of its own)."""
+    return any(line.strip() == "bash .ci/system-packages" for line in runs(job))
 
 
 def node_lower_bound() -> tuple[int, ...]:
@@ -146,17 +158,24 @@ def test_nvmrc_satisfies_the_npm_locks():
     assert major >= lowest[0], f".nvmrc names Node {major}, but a package of the npm locks asks for {lowest}"
 
 
-def test_the_test_job_installs_what_ci_run_installs():
-    wanted = apt_packages(CI_RUN.read_text(encoding="utf-8"))
-    installed = apt_packages("\n".join(runs(workflow(WORKFLOW)["test"])))
-    assert wanted <= installed, f"ci.yml's test job lacks what .ci/run installs: {sorted(wanted - installed)}"
+def test_ci_run_and_the_jobs_that_build_the_site_install_one_list():
+    assert "bash .ci/system-packages" in CI_RUN.read_text(encoding="utf-8")
+    assert {"chromium", "fonts-noto-cjk", "fonts-dejavu-core", "poppler-utils", "make"} <= system_packages()
+    for path in (WORKFLOW, PAGES):
+        for name, job in workflow(path).items():
+            text = "\n".join(runs(job))
+            if SITE_TARGETS.search(text):
+                assert installs_the_system_packages(job), f"{path.name}: job {name} should run .ci/system-packages"
+            if installs_the_system_packages(job) or "make test-versions" in text:
+                continue
+            assert "apt-get install" not in text, f"{path.name}: job {name} keeps a package list of its own"
 
 
 def test_pages_prints_the_pdfs_and_deploys_only_a_site_at_the_bar():
     jobs = workflow(PAGES)
     build = jobs["build"]
-    packages = apt_packages("\n".join(runs(build)))
-    assert {"chromium", "fonts-noto-cjk", "fonts-dejavu-core"} <= packages, "the PDFs need Chromium and the fonts"
+    assert installs_the_system_packages(build), "the PDFs need Chromium and the fonts: run .ci/system-packages"
+    assert {"chromium", "fonts-noto-cjk", "fonts-dejavu-core"} <= system_packages()
     steps = build["steps"]
     where = {
         name: next(i for i, step in enumerate(steps) if name in str(step.get("run", "")) + str(step.get("uses", "")))
