@@ -12,9 +12,7 @@ This plugin wraps nbval's output comparison:
   number further off) is left for nbval to report, and each number that differs
   is named under nbval's diff. See ``booktools.checks.nbval_numbers`` for the rules.
 - **figures**: after nbval's own checks, every PNG a cell produces is compared
-  with the stored one by :func:`matplotlib.testing.compare.compare_images` (RMS
-  tolerance ``booktools.configuration.bars.MAX_PIXEL_RMS``, on 0-255 pixel values). On a mismatch the stored,
-  fresh and difference images are written under ``_build/nbval-figures/``.
+  with the stored one (``booktools.checks.nbval_figures`` for the rule).
 
 Registered by name, ``-p booktools.checks.nbval_plugin``, in ``pyproject.toml``'s pytest ``addopts``, so
 every pytest run of the repository loads it; it acts only in a run that replays notebooks (given nbval's
@@ -35,10 +33,8 @@ comparing figures no more.
 
 from __future__ import annotations
 
-import base64
 import copy
 import inspect
-import re
 import typing
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -46,17 +42,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from matplotlib.testing.compare import compare_images
-from matplotlib.testing.exceptions import ImageComparisonFailure
 
-from booktools.checks import nbval_numbers
-from booktools.configuration.bars import MAX_LAST_DIGIT_UNITS, MAX_PIXEL_RMS
-from booktools.project import Project
+from booktools.checks import nbval_figures, nbval_numbers
+from booktools.configuration.bars import MAX_LAST_DIGIT_UNITS
 from booktools.upstream.guard import UpstreamChanged, installed_release, problem, require_releases, tool
 
-PROJECT = Project.here()  # pytest loads this plugin itself
-ARTIFACTS = PROJECT.work_dir("nbval-figures")
-PNG = "image/png"
 EXPECTED_SIGNATURE = "(self, test, ref, skip_compare=None)"
 # What the replacement uses of a cell besides the method: nbval 0.11's attributes.
 CELL_ATTRIBUTES = ("comparison_traceback", "fspath", "name")
@@ -71,39 +61,6 @@ CompareOutputs = Callable[[Any, list[dict[str, Any]], list[dict[str, Any]], Any]
 
 class NbvalChanged(RuntimeError):
     """nbval's output comparison is not what this plugin was written for."""
-
-
-def _pngs(outputs: Iterable[dict[str, Any]]) -> list[str]:
-    return [output["data"][PNG] for output in outputs if PNG in output.get("data", {})]
-
-
-def compare_pngs(stored: list[str], fresh: list[str], name: str, tolerance: float = MAX_PIXEL_RMS) -> list[str]:
-    """Compare two lists of base64 PNGs; return a description of each mismatch."""
-    if len(stored) != len(fresh):
-        return [f"the cell made {len(fresh)} image(s), the notebook stores {len(stored)}"]
-    problems = []
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for index, (want, have) in enumerate(zip(stored, fresh)):
-        if want == have:
-            continue
-        stem = ARTIFACTS / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}-{index}"
-        expected, actual = Path(f"{stem}-expected.png"), Path(f"{stem}-actual.png")
-        expected.write_bytes(base64.b64decode(want))
-        actual.write_bytes(base64.b64decode(have))
-        try:
-            result = compare_images(str(expected), str(actual), tol=tolerance, in_decorator=True)
-        except ImageComparisonFailure as error:  # e.g. a different size
-            problems.append(f"image {index} differs from the stored one: {error}")
-            continue
-        if result is not None:
-            problems.append(
-                f"image {index} differs from the stored one: RMS {result['rms']:.2f} > {tolerance} "
-                f"(see {PROJECT.relative(actual)} and {result['diff']})"
-            )
-        else:
-            expected.unlink()
-            actual.unlink()
-    return problems
 
 
 def changed_nbval(changed: str) -> NbvalChanged:
@@ -185,7 +142,8 @@ def comparing_outputs(original: CompareOutputs) -> CompareOutputs:
             raise changed_nbval(
                 f"cells no longer have {', '.join(missing)}, which booktools was written against ({NBVAL.release})"
             )
-        problems = compare_pngs(_pngs(ref), _pngs(test), f"{Path(str(self.fspath)).stem}-{self.name}")
+        name = f"{Path(str(self.fspath)).stem}-{self.name}"
+        problems = nbval_figures.compare_pngs(nbval_figures.pngs(ref), nbval_figures.pngs(test), name)
         if problems:
             self.comparison_traceback.extend(problems)
             return False

@@ -57,7 +57,7 @@ BARS = (
         "MAX_PIXEL_RMS",
         MAX_PIXEL_RMS,
         "a figure's pixels (0-255), root-mean-square difference from the stored one at most",
-        "`booktools.checks.nbval_plugin.compare_pngs`, in nbval where `make pytest` replays the notebooks",
+        "`booktools.checks.nbval_figures.compare_pngs`, in nbval where `make pytest` replays the notebooks",
     ),
     Bar(
         "",

@@ -11,7 +11,7 @@ import ast
 import inspect
 from pathlib import Path
 
-from booktools.checks import nbval_numbers, nbval_plugin
+from booktools.checks import nbval_figures, nbval_numbers, nbval_plugin
 from booktools.checks.audit import options as audit_options
 from booktools.configuration import bars
 
@@ -37,7 +37,7 @@ def test_the_checkers_default_to_the_bars():
     assert inspect.signature(nbval_numbers.compare).parameters["tolerance"].default == bars.MAX_LAST_DIGIT_UNITS
     reconcile = inspect.signature(nbval_plugin.reconcile_numbers).parameters["tolerance"]
     assert reconcile.default == bars.MAX_LAST_DIGIT_UNITS
-    assert inspect.signature(nbval_plugin.compare_pngs).parameters["tolerance"].default == bars.MAX_PIXEL_RMS
+    assert inspect.signature(nbval_figures.compare_pngs).parameters["tolerance"].default == bars.MAX_PIXEL_RMS
 
 
 def test_no_other_module_defines_a_bar():

@@ -21,7 +21,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook  # noqa: E402
 
-from booktools.checks.nbval_plugin import compare_pngs  # noqa: E402
+from booktools.checks.nbval_figures import compare_pngs  # noqa: E402
 from booktools.derive import notebooks as derive  # noqa: E402
 from booktools.derive import outputs  # noqa: E402
 from booktools.project import Project  # noqa: E402
