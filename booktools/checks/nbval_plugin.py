@@ -132,7 +132,7 @@ def comparing_outputs(original: CompareOutputs) -> CompareOutputs:
         if not original(self, test, ref, skip_compare):
             if notes:
                 self.comparison_traceback.append(
-                    f"Where the texts differ (numbers may differ by {MAX_LAST_DIGIT_UNITS} unit of their "
+                    f"Where the texts differ (numbers may differ by {MAX_LAST_DIGIT_UNITS} unit(s) of their "
                     "last printed digit; booktools.checks.nbval_numbers):"
                 )
                 self.comparison_traceback.extend(notes)

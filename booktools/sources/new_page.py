@@ -26,11 +26,9 @@ from booktools.project import SOURCE_LANGUAGE, Project
 
 PAGE_NAME = re.compile(r"[a-z][a-z0-9-]*")
 TITLE_CELL_ID = "title"
-NEXT_STEPS = """next, as docs/architecture.md's "How to add a page" says:
-  translate the title in every edition but English; write the page (cells with the same ids in every edition);
-  list what its code prints or labels in chapters/code_text.yml; make lib if it saves code;
-  tell the reader about it in every chapters/<lang>/index.md; a quiz if chapters/pages.yml says quiz: true;
-  make outputs, make check, make test"""
+NEXT_STEPS = """next (docs/architecture.md, "How to add a page"): write and translate the page, then make outputs
+and make check; make check fails, naming what is missing, until the title is translated in every edition but
+English (and, with --quiz, the quiz is written)."""
 
 
 class NewPageError(ValueError):

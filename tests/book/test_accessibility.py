@@ -6,8 +6,8 @@
   the build wrote under ``_build/html`` (the landing page, and each edition's
   pages, whatever they are: a page added to the book, the slides or the API
   reference is audited without a change here): every rule in the theme's light
-  mode, then the colour rules again in its dark mode. Any serious or critical
-  violation fails the test, which prints each one: rule, page, element. A
+  mode, then the colour rules again in its dark mode. Any violation of an impact
+  in ``booktools.configuration.bars.AXE_BLOCKING_IMPACTS`` fails the test, which prints each one: rule, page, element. A
   self-check shows that an ``<img>`` without alt text fails.
 - **Keyboard**: the language switcher, the framework tabs, the solution blocks and
   collapsed code cells, and the article header's buttons (the Colab link in the
@@ -32,6 +32,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from booktools.configuration.bars import AXE_BLOCKING_IMPACTS
 from booktools.configuration.config_file import configured_editions
 from booktools.programs import npm_prefix
 from booktools.project import Project
@@ -41,7 +42,7 @@ EDITIONS = [edition.code for edition in configured_editions(PROJECT.config())]
 CHAPTER = "attention-scoring-functions"
 PRACTICE = "attention-scoring-in-practice"
 MODES = ("light", "dark")
-BLOCKING = ("serious", "critical")
+BLOCKING = AXE_BLOCKING_IMPACTS
 TIMEOUT_MS = 20_000
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}

@@ -1,8 +1,8 @@
 """Each quality bar's value lives in ``booktools.configuration.bars`` alone, and every checker reads it there.
 
 A bar names the constant that holds its value, every constant of the module is a bar, and the checkers'
-defaults (the audit's ``--fail-under``, nbval's number and figure tolerances) are those constants; no other module
-of booktools defines one.
+defaults (the audit's ``--fail-under``, nbval's number and figure tolerances, the axe test's blocking impacts) are
+those constants; no other module of booktools or of the tests defines one.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from booktools.checks.audit import options as audit_options
 from booktools.configuration import bars
 
 PACKAGE = Path(bars.__file__).resolve().parents[1]  # booktools/
+PROJECT_ROOT = PACKAGE.parent
 
 
 def test_each_bar_names_the_constant_that_holds_its_value():
@@ -28,7 +29,13 @@ def test_each_bar_names_the_constant_that_holds_its_value():
 
 
 def test_every_constant_of_the_module_is_a_bar():
-    constants = {name for name, value in vars(bars).items() if name.isupper() and isinstance(value, (int, float))}
+    values = vars(bars).items()
+    constants = {
+        name
+        for name, value in values
+        if name.isupper()
+        and (isinstance(value, (int, float)) or (isinstance(value, tuple) and all(isinstance(v, str) for v in value)))
+    }
     assert constants == {bar.constant for bar in bars.BARS if bar.constant}
 
 
@@ -38,12 +45,19 @@ def test_the_checkers_default_to_the_bars():
     reconcile = inspect.signature(nbval_plugin.reconcile_numbers).parameters["tolerance"]
     assert reconcile.default == bars.MAX_LAST_DIGIT_UNITS
     assert inspect.signature(nbval_figures.compare_pngs).parameters["tolerance"].default == bars.MAX_PIXEL_RMS
+    accessibility = ast.parse((PROJECT_ROOT / "tests" / "book" / "test_accessibility.py").read_text(encoding="utf-8"))
+    blocking = [
+        node.value
+        for node in accessibility.body
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", "") == "BLOCKING" for target in node.targets)
+    ]
+    assert [getattr(value, "id", None) for value in blocking] == ["AXE_BLOCKING_IMPACTS"], "axe's bar is bars.py's"
 
 
 def test_no_other_module_defines_a_bar():
     names = {bar.constant for bar in bars.BARS if bar.constant}
     home = Path(bars.__file__).resolve()
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted([*PACKAGE.rglob("*.py"), *(PROJECT_ROOT / "tests").rglob("*.py")]):
         if path.resolve() == home:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -50,7 +50,10 @@ SHORT = {"performance": "perf", "accessibility": "a11y", "best-practices": "best
 
 
 def site_pages(project: Project) -> list[str]:
-    """Every page of the site to audit, as paths under ``_build/html`` (the landing page first)."""
+    """The pages the audit measures, as paths under ``_build/html``: the landing page first, then each edition's
+    pages of ``_toc.yml``, its API page and its search page. Not the lecture decks (reveal.js pages d2lbook and
+    nbconvert make, checked by ``tests/book/test_accessibility.py`` and ``test_slide_layout.py``) nor Sphinx's
+    ``genindex.html``, which no page links."""
     names = [posixpath.basename(entry) for entry in project.toc_entries()] + [API_PAGE, SEARCH_PAGE]
     return [LANDING] + [f"{code}/{name}.html" for code in project.editions() for name in names]
 
