@@ -114,7 +114,7 @@ pdf: setup
 book: setup slides-setup
 	$(PY) -m booktools book
 
-## make audit: Lighthouse (mobile and desktop) on every page of every edition, served gzipped from 127.0.0.1; prints a table (not part of make test)
+## make audit: Lighthouse (mobile and desktop) on the book's pages (the landing page, each edition's pages, API and search; not the decks), served gzipped from 127.0.0.1; prints a table (not part of make test)
 audit: setup slides-setup $(LIGHTHOUSE_CLI)
 	$(PY) -m booktools audit $(AUDIT_ARGS)
 

@@ -218,7 +218,7 @@ def _audit_options(parser: argparse.ArgumentParser) -> None:
     options(parser)
 
 
-@as_verb("audit", "Lighthouse on every page of the built site, mobile and desktop, as a table", _audit_options)
+@as_verb("audit", "Lighthouse on the book's pages (not the decks), mobile and desktop, as a table", _audit_options)
 def _audit(project: Project, args: argparse.Namespace) -> int:
     from booktools.checks.audit import options, site_audit
     from booktools.pipeline import stages

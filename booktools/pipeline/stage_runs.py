@@ -113,8 +113,8 @@ def write_root(project: Project, editions: list[str]) -> dict[str, Outcome]:
 
 
 def run_audit(project: Project, editions: list[str]) -> dict[str, Outcome]:
-    """``booktools.checks.audit.site_audit.run``: Lighthouse on every page, mobile and desktop, failing under the
-    Lighthouse bar (*Quality bars* in ``docs/architecture.md``)."""
+    """``booktools.checks.audit.site_audit.run``: Lighthouse on the book's pages (``site_pages``), mobile and desktop,
+    failing under the Lighthouse bar (*Quality bars* in ``docs/architecture.md``)."""
     return _all(
         Outcome.DONE
         if site_audit.run(project, argparse.Namespace(**audit_options.defaults())) == 0

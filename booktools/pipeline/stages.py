@@ -126,7 +126,7 @@ STAGES = (
     ),
     Stage(
         "audit",
-        "Lighthouse on every page of the built site, mobile and desktop; fails under the bar",
+        "Lighthouse on the book's pages (not the decks), mobile and desktop; fails under the bar",
         reads=code_and_configuration,
         writes=lambda project, edition: [site_audit.report_folder(project, project.site_dir) / TABLE_FILE],
         run=run_audit,

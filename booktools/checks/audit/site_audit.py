@@ -1,4 +1,5 @@
-"""The audit: Lighthouse on every page of every edition, mobile and desktop, as one table.
+"""The audit: Lighthouse on the book's pages (the landing page, each edition's pages, API and
+search; not the decks), mobile and desktop, as one table.
 
 The built site (``_build/html``) is served as a static host serves it
 (``booktools.checks.audit.static_host``: gzip, cache headers, 127.0.0.1 only) for
