@@ -2,7 +2,8 @@
 
 A bar names the constant that holds its value, every constant of the module is a bar, and the checkers'
 defaults (the audit's ``--fail-under``, nbval's number and figure tolerances, the axe test's blocking impacts) are
-those constants; no other module of booktools or of the tests defines one.
+those constants; no other module of booktools or of the tests assigns one of those names. (A test's own limits,
+such as ``tests/book/test_page_weight.py``'s budgets, are that test's early warnings, not bars: README.md.)
 """
 
 from __future__ import annotations
