@@ -11,6 +11,7 @@ when the block ends, also when it ends with an error.
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -28,11 +29,26 @@ class QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+class LocalServer(ThreadingHTTPServer):
+    """A threaded HTTP server for which a client that hangs up mid-answer is no error.
+
+    A browser drops requests it no longer needs (a page closed, a print finished): the write then fails with a
+    broken pipe or a reset, which ``socketserver`` would print as a traceback in the middle of a test run.
+    Any other error of a request is printed as before.
+    """
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 @contextmanager
 def serving(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
     """Serve with ``handler`` on a free port of 127.0.0.1 while the block runs; yield the base URL (no final slash)."""
-    server = ThreadingHTTPServer((HOST, 0), handler)
-    server.daemon_threads = True
+    server = LocalServer((HOST, 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from booktools.runtime.static_server import serving_folder
+from booktools.runtime.static_server import LocalServer, QuietHandler, serving_folder
 
 
 def fetch(url: str) -> bytes:
@@ -30,3 +30,28 @@ def test_the_server_stops_when_the_block_fails(tmp_path: Path):
         raise RuntimeError("the block failed")
     with pytest.raises(urllib.error.URLError):
         fetch(f"{url}/")
+
+
+@pytest.mark.parametrize("error", [BrokenPipeError, ConnectionResetError])
+def test_a_client_that_hangs_up_prints_no_traceback(error: type[Exception], capsys: pytest.CaptureFixture[str]):
+    server = LocalServer(("127.0.0.1", 0), QuietHandler)
+    try:
+        try:
+            raise error("the browser dropped the request")
+        except error:
+            server.handle_error(None, ("127.0.0.1", 1))
+    finally:
+        server.server_close()
+    assert capsys.readouterr().err == ""
+
+
+def test_any_other_error_of_a_request_is_still_printed(capsys: pytest.CaptureFixture[str]):
+    server = LocalServer(("127.0.0.1", 0), QuietHandler)
+    try:
+        try:
+            raise ValueError("a bug in a handler")
+        except ValueError:
+            server.handle_error(None, ("127.0.0.1", 1))
+    finally:
+        server.server_close()
+    assert "ValueError: a bug in a handler" in capsys.readouterr().err
