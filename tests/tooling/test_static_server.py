@@ -32,26 +32,23 @@ def test_the_server_stops_when_the_block_fails(tmp_path: Path):
         fetch(f"{url}/")
 
 
-@pytest.mark.parametrize("error", [BrokenPipeError, ConnectionResetError])
-def test_a_client_that_hangs_up_prints_no_traceback(error: type[Exception], capsys: pytest.CaptureFixture[str]):
+def printed_on(error: Exception, capsys: pytest.CaptureFixture[str]) -> str:
+    """What the server prints when a request's handling raises ``error``."""
     server = LocalServer(("127.0.0.1", 0), QuietHandler)
     try:
         try:
-            raise error("the browser dropped the request")
-        except error:
+            raise error
+        except type(error):
             server.handle_error(None, ("127.0.0.1", 1))
     finally:
         server.server_close()
-    assert capsys.readouterr().err == ""
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("error", [BrokenPipeError, ConnectionResetError])
+def test_a_client_that_hangs_up_prints_no_traceback(error: type[Exception], capsys: pytest.CaptureFixture[str]):
+    assert printed_on(error("the browser dropped the request"), capsys) == ""
 
 
 def test_any_other_error_of_a_request_is_still_printed(capsys: pytest.CaptureFixture[str]):
-    server = LocalServer(("127.0.0.1", 0), QuietHandler)
-    try:
-        try:
-            raise ValueError("a bug in a handler")
-        except ValueError:
-            server.handle_error(None, ("127.0.0.1", 1))
-    finally:
-        server.server_close()
-    assert "ValueError: a bug in a handler" in capsys.readouterr().err
+    assert "ValueError: a bug in a handler" in printed_on(ValueError("a bug in a handler"), capsys)
